@@ -1,0 +1,207 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Limits on message content, in bytes.
+const (
+	MaxUserMessageBytes      = 32 << 10
+	MaxAssistantMessageBytes = 256 << 10
+)
+
+// Role says who wrote a message.
+type Role string
+
+// Message roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// MessageStatus says how an assistant reply ended.
+type MessageStatus string
+
+// Message statuses. User messages are always complete.
+const (
+	StatusComplete MessageStatus = "complete"
+	StatusStopped  MessageStatus = "stopped" // cancelled mid-stream; content is what arrived
+	StatusFailed   MessageStatus = "failed"  // the model call failed; Error says why
+)
+
+// Message is one turn of a thread.
+type Message struct {
+	ID           string
+	ThreadID     string
+	Role         Role
+	Content      string
+	Status       MessageStatus
+	Error        string // why a failed reply failed, for people
+	Model        string
+	InputTokens  int64
+	OutputTokens int64
+	ResponseID   string
+	ReplyTo      string // for an assistant message: the user message it answers
+	Pinned       bool
+	CreatedAt    time.Time
+}
+
+// MessageCreate is the input of CreateMessage.
+type MessageCreate struct {
+	ThreadID     string
+	Role         Role
+	Content      string
+	Status       MessageStatus // complete when empty
+	Error        string
+	Model        string
+	InputTokens  int64
+	OutputTokens int64
+	ResponseID   string
+	ReplyTo      string
+}
+
+// Validate checks a new message against the domain's rules.
+func (in *MessageCreate) Validate() error {
+	if in.Status == "" {
+		in.Status = StatusComplete
+	}
+	switch in.Role {
+	case RoleUser:
+		if strings.TrimSpace(in.Content) == "" {
+			return invalidf("content", "The message is empty. Type something to send.")
+		}
+		if len(in.Content) > MaxUserMessageBytes {
+			return invalidf("content", "The message is %d KiB; the limit is %d KiB. Shorten it or split it into parts.",
+				(len(in.Content)+1023)/1024, MaxUserMessageBytes>>10)
+		}
+		if in.Status != StatusComplete {
+			return invalidf("status", "A user message is always complete.")
+		}
+	case RoleAssistant:
+		if len(in.Content) > MaxAssistantMessageBytes {
+			in.Content = in.Content[:MaxAssistantMessageBytes]
+		}
+		switch in.Status {
+		case StatusComplete, StatusStopped, StatusFailed:
+		default:
+			return invalidf("status", "Unknown message status %q.", in.Status)
+		}
+	default:
+		return invalidf("role", "Unknown role %q; use user or assistant.", in.Role)
+	}
+	return nil
+}
+
+// CreateMessage appends a message to a thread and marks the thread active.
+// Returns ErrInvalid for bad content and ErrNotFound for an unknown thread.
+func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	now := db.now()
+	m := &Message{ID: newID(), ThreadID: in.ThreadID, Role: in.Role, Content: in.Content,
+		Status: in.Status, Error: in.Error, Model: in.Model, InputTokens: in.InputTokens,
+		OutputTokens: in.OutputTokens, ResponseID: in.ResponseID, ReplyTo: in.ReplyTo, CreatedAt: now}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id = ?`, formatTime(now), in.ThreadID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("thread %s: %w", in.ThreadID, ErrNotFound)
+		}
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO messages (id, thread_id, role, content, status, error, model,
+			    input_tokens, output_tokens, response_id, reply_to, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
+			m.ID, m.ThreadID, m.Role, m.Content, m.Status, m.Error, m.Model,
+			m.InputTokens, m.OutputTokens, m.ResponseID, m.ReplyTo, formatTime(now))
+		if isForeignKeyErr(err) {
+			return fmt.Errorf("message it replies to: %w", ErrNotFound)
+		}
+		if isUniqueErr(err) {
+			return fmt.Errorf("message %s already has a reply: %w", in.ReplyTo, ErrConflict)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create message: %w", err)
+	}
+	return m, nil
+}
+
+const messageColumns = `id, thread_id, role, content, status, error, model, input_tokens,
+	output_tokens, response_id, COALESCE(reply_to, ''), pinned, created_at`
+
+func scanMessage(s scanner) (*Message, error) {
+	var m Message
+	var created string
+	if err := s.Scan(&m.ID, &m.ThreadID, &m.Role, &m.Content, &m.Status, &m.Error, &m.Model,
+		&m.InputTokens, &m.OutputTokens, &m.ResponseID, &m.ReplyTo, &m.Pinned, &created); err != nil {
+		return nil, err
+	}
+	m.CreatedAt = parseTime(created)
+	return &m, nil
+}
+
+// FindMessageByID returns a message of a thread, or ErrNotFound.
+func (db *DB) FindMessageByID(ctx context.Context, threadID, id string) (*Message, error) {
+	m, err := scanMessage(db.read.QueryRowContext(ctx,
+		`SELECT `+messageColumns+` FROM messages WHERE id = ? AND thread_id = ?`, id, threadID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("message %s: %w", id, ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("find message %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// MessageFilter selects messages for FindMessages.
+type MessageFilter struct {
+	ThreadID string
+	Last     int // only the last N messages when > 0
+}
+
+// FindMessages returns a thread's messages, oldest first.
+func (db *DB) FindMessages(ctx context.Context, f MessageFilter) ([]*Message, error) {
+	q := `SELECT ` + messageColumns + ` FROM messages WHERE thread_id = ? ORDER BY created_at, id`
+	args := []any{f.ThreadID}
+	if f.Last > 0 {
+		q = `SELECT * FROM (SELECT ` + messageColumns + ` FROM messages WHERE thread_id = ?
+		     ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`
+		args = append(args, f.Last)
+	}
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find messages: %w", err)
+	}
+	defer rows.Close()
+	var msgs []*Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find messages: %w", err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, rows.Err()
+}
+
+// DeleteFailedReply removes a failed assistant reply so that it can be
+// generated again. Returns ErrNotFound unless id names a failed reply.
+func (db *DB) DeleteFailedReply(ctx context.Context, threadID, id string) error {
+	res, err := db.write.ExecContext(ctx,
+		`DELETE FROM messages WHERE id = ? AND thread_id = ? AND role = 'assistant' AND status = 'failed'`, id, threadID)
+	if err != nil {
+		return fmt.Errorf("delete failed reply %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("failed reply %s: %w", id, ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+// Package store holds Baton's domain types and their persistence in SQLite.
+//
+// Writes go through a single-connection pool so that SQLite never sees two
+// writers at once; reads use a separate pool. Every method that changes more
+// than one row does so in one transaction.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Sentinel errors. Methods wrap them with context; callers test with errors.Is.
+var (
+	// ErrNotFound means the thing asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid means the input breaks a rule of the domain.
+	ErrInvalid = errors.New("invalid")
+	// ErrConflict means the change collides with the current state (a
+	// constraint, a stale version, a second run).
+	ErrConflict = errors.New("conflict")
+)
+
+// ValidationError is an ErrInvalid with a message a person can act on.
+type ValidationError struct {
+	Field   string
+	Message string
+}
+
+func (e *ValidationError) Error() string { return e.Message }
+
+// Is makes errors.Is(err, ErrInvalid) true for validation errors.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+func invalidf(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// DB is an open Baton database.
+type DB struct {
+	path  string
+	write *sql.DB
+	read  *sql.DB
+	now   func() time.Time
+
+	defaultWorkspace string
+}
+
+// Open opens (creating if needed) the database file at path, applies
+// migrations and makes sure a default workspace exists. Errors name the path.
+func Open(ctx context.Context, path string) (_ *DB, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("open database %s: %w", path, err)
+		}
+	}()
+	if path == "" || path == ":memory:" {
+		return nil, errors.New("a file path is required")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, errors.New("is a directory, not a database file")
+	}
+
+	db := &DB{path: path, now: func() time.Time { return time.Now().UTC() }}
+	if db.write, err = sql.Open("sqlite", dsn(path, "immediate")); err != nil {
+		return nil, err
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetConnMaxIdleTime(0)
+	if db.read, err = sql.Open("sqlite", dsn(path, "deferred")+"&_pragma=query_only(1)"); err != nil {
+		db.write.Close()
+		return nil, err
+	}
+	db.read.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	db.read.SetMaxIdleConns(max(4, runtime.NumCPU()))
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+
+	if err := db.migrate(ctx); err != nil {
+		return nil, err
+	}
+	if db.defaultWorkspace, err = db.ensureDefaultWorkspace(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// dsn builds the modernc DSN: busy_timeout first so that it applies while
+// the other pragmas (WAL needs a lock) are set.
+func dsn(path, txlock string) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", txlock)
+	// url.Values sorts keys; _pragma < _txlock, and values keep their order.
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.write, fsys)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		if strings.Contains(err.Error(), "not a database") {
+			return errors.New("the file is not a SQLite database")
+		}
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	if db.write != nil {
+		errs = append(errs, db.write.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Path is the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// DefaultWorkspaceID is the workspace created on first open.
+func (db *DB) DefaultWorkspaceID() string { return db.defaultWorkspace }
+
+// SetClock replaces the clock; tests use it for ordering and time stamps.
+func (db *DB) SetClock(now func() time.Time) { db.now = now }
+
+// inTx runs fn in a write transaction, committing if it returns nil.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// timeFormat is fixed width so that text order is time order.
+const timeFormat = "2006-01-02T15:04:05.000000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(timeFormat, s)
+	return t
+}
+
+// Setting returns a stored setting, or ErrNotFound.
+func (db *DB) Setting(ctx context.Context, key string) (string, error) {
+	var v string
+	err := db.read.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("setting %q: %w", key, ErrNotFound)
+	}
+	return v, err
+}
+
+// EnsureSetting stores value under key unless the key exists, and returns
+// the stored value either way.
+func (db *DB) EnsureSetting(ctx context.Context, key, value string) (string, error) {
+	var v string
+	err := db.write.QueryRowContext(ctx,
+		`INSERT INTO settings (key, value) VALUES (?, ?)
+		 ON CONFLICT (key) DO UPDATE SET value = value
+		 RETURNING value`, key, value).Scan(&v)
+	return v, err
+}
