@@ -205,3 +205,16 @@ func (db *DB) DeleteFailedReply(ctx context.Context, threadID, id string) error 
 	}
 	return nil
 }
+
+// FindReply returns the assistant message replying to a user message, or
+// ErrNotFound if there is none yet.
+func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*Message, error) {
+	m, err := scanMessage(db.read.QueryRowContext(ctx,
+		`SELECT `+messageColumns+` FROM messages WHERE reply_to = ? AND thread_id = ?`, userMessageID, threadID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("reply to %s: %w", userMessageID, ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("find reply to %s: %w", userMessageID, err)
+	}
+	return m, nil
+}

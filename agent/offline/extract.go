@@ -1,0 +1,579 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// Extract reads the latest agent.MaxTranscriptMessages of msgs with rules and
+// returns what sounds decided, the files mentioned, the risks raised and a
+// short summary. It is deterministic and makes no network call. Sources
+// index msgs as given. The conversation is only ever matched against
+// patterns: text in it cannot change what the rules do.
+func (p *Provider) Extract(ctx context.Context, msgs []agent.TranscriptMessage) (agent.Extraction, error) {
+	if err := ctx.Err(); err != nil {
+		return agent.Extraction{}, err
+	}
+	offset := max(0, len(msgs)-agent.MaxTranscriptMessages)
+	x := extract(msgs[offset:])
+	if offset > 0 {
+		shift := func(src []int) {
+			for i := range src {
+				src[i] += offset
+			}
+		}
+		for i := range x.Decisions {
+			shift(x.Decisions[i].Sources)
+		}
+		for i := range x.FilesReferenced {
+			shift(x.FilesReferenced[i].Sources)
+		}
+		for i := range x.Risks {
+			shift(x.Risks[i].Sources)
+		}
+	}
+	return x, nil
+}
+
+// transcript is a conversation split into sentences.
+type transcript struct {
+	msgs  []agent.TranscriptMessage
+	sents [][]sentence // per message
+	all   []sentence
+}
+
+func newTranscript(msgs []agent.TranscriptMessage) *transcript {
+	t := &transcript{msgs: msgs, sents: make([][]sentence, len(msgs))}
+	for i, m := range msgs {
+		t.sents[i] = splitMessage(i, m)
+		t.all = append(t.all, t.sents[i]...)
+	}
+	return t
+}
+
+// extract runs every rule over msgs.
+func extract(msgs []agent.TranscriptMessage) agent.Extraction {
+	t := newTranscript(msgs)
+	x := agent.Extraction{
+		Decisions:       findDecisions(t),
+		FilesReferenced: collectFiles(findFiles(t.all)),
+		Risks:           findRisks(t),
+	}
+	if x.Decisions == nil {
+		x.Decisions = []agent.ExtractedDecision{}
+	}
+	if x.FilesReferenced == nil {
+		x.FilesReferenced = []agent.ExtractedFile{}
+	}
+	if x.Risks == nil {
+		x.Risks = []agent.ExtractedRisk{}
+	}
+	x.Summary = summarise(t, x)
+	return x
+}
+
+// Patterns of the decision rules. Each matches lower-cased plain text.
+var (
+	// injectionRE marks text addressed to an AI reading the conversation.
+	injectionRE = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
+	questionRE  = regexp.MustCompile(`\?\s*$|^(maybe|not sure|perhaps|i wonder|wondering)\b`)
+	rejectRE    = regexp.MustCompile(`^(no|nope|not|never|without|skip)\b|\b(don't|do not|won't|shouldn't|never)\b|\b(is|are) out\b|rather not|vetoed|let me not|let's not|lets not|not in this change|\boverkill\b|\bnot now\b|^later\b|\bno\b.*\byet\b|not part of this`)
+	explicitRE  = regexp.MustCompile(`\blet'?s\b|\bgo with\b|\bgoing with\b|\bit is\b|\bdo (that|both|it|this)\b|\bagreed\b|\bsounds good\b|\byes\b|\bdecided\b|\bwe'll (go|use|do)\b|\bstick with\b|\bafter all\b|\bswitch(ing)? to\b|\boption\s+(\d|[a-h])\b|^\(?[a-h]\)\.?$|\bship it\b|^ship\b|\bgo\.?$|^(ok|okay|sure|yep|yeah)\b`)
+	impliedRE   = regexp.MustCompile(`\bfine\b|\bis good\b|\bgood\b|\bok\b|\bworks\b|\bstays?\b|\bkeep\b|\bsure\b|\bperfect\b|\bgreat\b`)
+	imperRE     = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
+	reversalRE  = regexp.MustCompile(`change of plan|after all|\bactually\b|\binstead\b|\bis out\b|\bare out\b|vetoed|\bwait\b|\bagain\b|let me not|let's not|lets not|on second thought|scratch that|changed my mind|\bswitch(ing)? to\b|not anymore`)
+	optionRefRE = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
+	proposalRE  = regexp.MustCompile(`\bi'd\b|\bi would\b|\bi recommend\b|\brecommend\b|\bsuggest\b|^cleaner\b|^fix\b|common fix|\bthe usual\b|pragmatic choice|\bsimplest\b|\bmy pick\b|^(so|then),? `)
+	leadRE      = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
+	letsRE      = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
+	trailRE     = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
+)
+
+// candidate is a decision being built.
+type candidate struct {
+	agent.ExtractedDecision
+	msg     int
+	subject tokenSet // the words the user said about it, for reversals
+	group   int      // assistant message of the option list it chose, or -1
+	removed bool
+}
+
+// findDecisions applies the agreement, option, rejection and reversal rules
+// to the user's messages.
+func findDecisions(t *transcript) []agent.ExtractedDecision {
+	var cands []*candidate
+	for i, m := range t.msgs {
+		if m.Role != agent.RoleUser {
+			continue
+		}
+		prev := previousAssistant(t, i)
+		reversal := false
+		var against []tokenSet
+		for _, s := range t.sents[i] {
+			for _, c := range userClauses(s.plain) {
+				lc := strings.ToLower(c)
+				if injectionRE.MatchString(lc) {
+					continue
+				}
+				if reversalRE.MatchString(lc) {
+					reversal = true
+					against = append(against, newTokenSet(lc))
+				}
+				if questionRE.MatchString(lc) {
+					continue
+				}
+				if rejectRE.MatchString(lc) {
+					against = append(against, newTokenSet(lc))
+					continue
+				}
+				if d := decide(t, i, prev, c, lc); d != nil {
+					cands = append(cands, d)
+				}
+			}
+		}
+		if !reversal {
+			continue
+		}
+		// A reversal replaces earlier choices on the same subject: a later
+		// pick from the same option list, or earlier decisions sharing
+		// distinctive words with what this message takes back.
+		for _, c := range cands {
+			if c.msg >= i || c.removed {
+				continue
+			}
+			for _, a := range against {
+				if sharesDistinctive(c.subject, a, t) {
+					c.removed = true
+				}
+			}
+		}
+	}
+	// A later choice from the same option list replaces an earlier one.
+	for j, c := range cands {
+		for _, later := range cands[j+1:] {
+			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
+				c.removed = true
+			}
+		}
+	}
+	var out []agent.ExtractedDecision
+	var sets []tokenSet
+	for _, c := range cands {
+		if c.removed {
+			continue
+		}
+		set := newTokenSet(strings.ToLower(c.Content))
+		dup := false
+		for k, s := range sets {
+			if similarity(set, s) >= 0.6 {
+				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, c.ExtractedDecision)
+			sets = append(sets, set)
+		}
+	}
+	return out
+}
+
+// previousAssistant returns the index of the last assistant message before
+// message i, or -1.
+func previousAssistant(t *transcript, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if t.msgs[j].Role == agent.RoleAssistant {
+			return j
+		}
+	}
+	return -1
+}
+
+var (
+	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
+	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
+	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
+)
+
+// userClauses splits a user's sentence into clauses: at semicolons, dashes
+// and before ", let's", and after a leading refusal ("No cap, sliding 30
+// days is fine").
+func userClauses(s string) []string {
+	var out []string
+	s = letsSplitRE.ReplaceAllString(s, "\x00$1")
+	for _, c := range clauseSplitRE.Split(s, -1) {
+		lc := strings.ToLower(c)
+		if i := strings.Index(c, ", "); i > 0 && leadingNoRE.MatchString(lc) {
+			out = append(out, c[:i], c[i+2:])
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// decide turns a user clause into a decision when it agrees to something.
+func decide(t *transcript, i, prev int, c, lc string) *candidate {
+	conf := 0.0
+	switch {
+	case explicitRE.MatchString(lc):
+		conf = 0.9
+	case imperRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))):
+		conf = 0.75
+	case impliedRE.MatchString(lc):
+		conf = 0.6
+	case echoesOption(t, prev, lc):
+		conf = 0.55
+	default:
+		return nil
+	}
+	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
+	d.Sources = []int{i}
+	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	body = strings.TrimSpace(letsRE.ReplaceAllString(body, ""))
+	body = strings.TrimSpace(trailRE.ReplaceAllString(body, ""))
+	content := cutLike(c, body)
+
+	// "option 2", "(b)", "go with 1": the option of the assistant's list.
+	if g := optionRefRE.FindStringSubmatch(body); g != nil && prev >= 0 {
+		label := g[1] + g[2] + g[3] + g[4]
+		if ai, opt, ok := findOption(t, i, label); ok {
+			d.group = ai
+			d.Sources = []int{ai, i}
+			rest := strings.TrimSpace(optionRefRE.ReplaceAllString(body, ""))
+			if len(tokens(rest)) >= 3 {
+				d.Content = tidy(cutLike(c, rest))
+			} else {
+				d.Content = tidy(firstWords(opt, 30))
+			}
+			d.Confidence = 0.85
+			return d
+		}
+	}
+	n := len(tokens(strings.ToLower(content)))
+	if n == 0 {
+		// "ok, do that": the assistant's proposal, if it made one.
+		if prev < 0 {
+			return nil
+		}
+		prop, ok := proposal(t, prev)
+		if !ok {
+			return nil
+		}
+		d.Content = tidy(firstWords(prop.plain, 30))
+		d.Sources = []int{prev, i}
+		d.Confidence = 0.6
+		return d
+	}
+	d.Content = tidy(content)
+	d.Confidence = conf
+	if n < 5 && prev >= 0 {
+		// A terse answer ("Separate queue, yes") names what it accepts: the
+		// assistant's sentence about it says it in full.
+		if s, ok := bestSupport(t, prev, newTokenSet(strings.ToLower(content))); ok {
+			d.Content = tidy(content) + ": " + lowerFirst(tidy(firstWords(s.plain, 20)))
+			d.Sources = []int{prev, i}
+		}
+	}
+	return d
+}
+
+// echoesOption reports whether a terse clause ("Subpaths. next-intl.")
+// repeats the words of one of the options the assistant just listed.
+func echoesOption(t *transcript, prev int, lc string) bool {
+	if prev < 0 || words(lc) > 4 {
+		return false
+	}
+	want := newTokenSet(lc)
+	if len(want) == 0 {
+		return false
+	}
+	for _, s := range t.sents[prev] {
+		if s.bullet && looseOverlap(want, newTokenSet(s.lower)) == len(want) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutLike returns the part of original that the lower-cased suffix body
+// corresponds to, keeping the original case.
+func cutLike(original, body string) string {
+	if i := strings.LastIndex(strings.ToLower(original), body); i >= 0 && body != "" {
+		return original[i : i+len(body)]
+	}
+	return body
+}
+
+// findOption finds the option labelled label in the latest assistant message
+// before message i that has one.
+func findOption(t *transcript, i int, label string) (int, string, bool) {
+	for j := i - 1; j >= 0; j-- {
+		if t.msgs[j].Role != agent.RoleAssistant {
+			continue
+		}
+		var text []string
+		item := -1
+		for _, s := range t.sents[j] {
+			if s.label == label && s.first {
+				item = s.item
+			}
+			if item >= 0 && s.item == item {
+				text = append(text, s.plain)
+			}
+		}
+		if len(text) > 0 {
+			return j, strings.Join(text, " "), true
+		}
+	}
+	return -1, "", false
+}
+
+// proposal returns the sentence in which assistant message j recommends something.
+func proposal(t *transcript, j int) (sentence, bool) {
+	var best sentence
+	found := false
+	for _, s := range t.sents[j] {
+		if !questionRE.MatchString(s.lower) && proposalRE.MatchString(s.lower) {
+			best, found = s, true
+		}
+	}
+	return best, found
+}
+
+// bestSupport returns the sentence of assistant message j that shares the
+// most words with want.
+func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
+	var best sentence
+	bestN := 0
+	for _, s := range t.sents[j] {
+		if questionRE.MatchString(s.lower) || words(s.plain) < 4 {
+			continue
+		}
+		n := looseOverlap(want, newTokenSet(s.lower))
+		if n > bestN || (n == bestN && n > 0 && s.bullet && !best.bullet) {
+			best, bestN = s, n
+		}
+	}
+	return best, bestN >= max(1, (len(want)+1)/2)
+}
+
+// sharesDistinctive reports whether a and b share a word that is rare in the
+// transcript (said in at most a third of its messages).
+func sharesDistinctive(a, b tokenSet, t *transcript) bool {
+	for w := range a {
+		if _, ok := b[w]; !ok || len(w) < 3 {
+			continue
+		}
+		n := 0
+		for _, m := range t.msgs {
+			if strings.Contains(strings.ToLower(m.Content), w) {
+				n++
+			}
+		}
+		if n*3 <= len(t.msgs)+2 {
+			return true
+		}
+	}
+	return false
+}
+
+// Patterns of the risk rules.
+var (
+	riskCues = cues(`worry worried concern* the_catch one_catch catch_is what_if could_break would_break
+		will_break break breaks broken risk risks risky downside* danger* pitfall* gotcha* bite bites bitten
+		watch_out be_careful caveat* silently leak* stolen steal compromised plaintext defeats corrupt* lose
+		loses lost wipe* destroy* overwrit* exhaust* attacker* malicious xss injection fail fails stop_working
+		stops_working slow slower slows hurt* cardinality never_shrinks grows_without skewed deferred
+		the_problem a_problem real_issue the_issue bug refuse_to_start brick* surprise* wrong can't_be_found
+		can't_read lag lags lagging hide graveyard disables`)
+	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
+	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
+	highCues = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
+		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
+		prod production outage* all_users arbitrary_code injection inject*`)
+	lowCues = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
+	riskLeadRE = regexp.MustCompile(`(?i)^((one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
+)
+
+// cueList is a list of phrases matched at word boundaries; a phrase ending
+// in "*" also matches longer words ("leak*" matches "leaks"). It is much
+// faster than one regular expression with the same alternatives.
+type cueList []string
+
+// cues makes a cueList from space-separated phrases, "_" standing for a space.
+func cues(s string) cueList {
+	var out cueList
+	for p := range strings.FieldsSeq(s) {
+		out = append(out, strings.ReplaceAll(p, "_", " "))
+	}
+	return out
+}
+
+// match reports whether lower-cased text holds one of the phrases.
+func (c cueList) match(lower string) bool {
+	for _, p := range c {
+		prefix := strings.HasSuffix(p, "*")
+		w := strings.TrimSuffix(p, "*")
+		for off := 0; off < len(lower); {
+			i := strings.Index(lower[off:], w)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(w)
+			if (i == 0 || !isWordByte(lower[i-1])) && (prefix || end == len(lower) || !isWordByte(lower[end])) {
+				return true
+			}
+			off = i + 1
+		}
+	}
+	return false
+}
+
+// isWordByte reports whether b is part of a word.
+func isWordByte(b byte) bool {
+	return b == '_' || b == '\'' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+}
+
+// findRisks reports the concerns raised, from either side.
+func findRisks(t *transcript) []agent.ExtractedRisk {
+	var out []agent.ExtractedRisk
+	var sets []tokenSet
+	lastK, lastMsg := -2, -1
+	for mi, ss := range t.sents {
+		for k, s := range ss {
+			if injectionRE.MatchString(s.lower) || !riskCues.match(s.lower) {
+				continue
+			}
+			if questionRE.MatchString(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
+				continue
+			}
+			text := s.plain
+			if riskWeakRE.MatchString(s.lower) || words(riskLeadRE.ReplaceAllString(text, "")) < 5 {
+				if k+1 >= len(ss) {
+					continue
+				}
+				text = ss[k+1].plain
+			}
+			text = tidy(riskClause(riskLeadRE.ReplaceAllString(text, "")))
+			if words(text) < 4 {
+				continue
+			}
+			// A concern that runs over adjacent sentences is one risk.
+			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && words(out[n-1].Description)+words(text) <= 28 {
+				out[n-1].Description = strings.TrimRight(out[n-1].Description, ".") + "; " + lowerFirst(text)
+				out[n-1].Severity = severity(strings.ToLower(out[n-1].Description))
+				sets[n-1] = newTokenSet(strings.ToLower(out[n-1].Description))
+				lastK = k
+				continue
+			}
+			lastK, lastMsg = k, mi
+			set := newTokenSet(strings.ToLower(text))
+			dup := false
+			for j, o := range sets {
+				if similarity(set, o) >= 0.5 {
+					out[j].Sources = distinct(append(out[j].Sources, mi))
+					dup = true
+					break
+				}
+			}
+			if dup {
+				continue
+			}
+			sets = append(sets, set)
+			out = append(out, agent.ExtractedRisk{
+				Description: firstWords(text, 40),
+				Severity:    severity(strings.ToLower(text)),
+				Sources:     []int{mi},
+			})
+		}
+	}
+	return out
+}
+
+// riskClauseRE splits a long sentence into clauses.
+var riskClauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|:\s+|,\s+(?:and|but|which|so)\s+`)
+
+// riskClause keeps the clause of a long sentence that states the concern,
+// with the clause after it when it is short.
+func riskClause(s string) string {
+	if words(s) <= 22 {
+		return s
+	}
+	parts := riskClauseRE.Split(s, -1)
+	for i, p := range parts {
+		if !riskCues.match(strings.ToLower(p)) {
+			continue
+		}
+		if words(p) < 8 && i+1 < len(parts) {
+			return p + ", " + parts[i+1]
+		}
+		if words(p) < 8 && i > 0 {
+			return parts[i-1] + ", " + p
+		}
+		return p
+	}
+	return s
+}
+
+// lowerFirst lower-cases the first letter of s unless it starts an acronym.
+func lowerFirst(s string) string {
+	if len(s) > 1 && s[0] >= 'A' && s[0] <= 'Z' && (s[1] < 'A' || s[1] > 'Z') {
+		return string(s[0]+'a'-'A') + s[1:]
+	}
+	return s
+}
+
+// severity rates a risk: high for security and data loss, low for
+// inconvenience, medium otherwise.
+func severity(lower string) agent.Severity {
+	switch {
+	case highCues.match(lower):
+		return agent.SeverityHigh
+	case lowCues.match(lower):
+		return agent.SeverityLow
+	}
+	return agent.SeverityMedium
+}
+
+// summarise says in two or three sentences what the transcript is about and
+// what it settled.
+func summarise(t *transcript, x agent.Extraction) string {
+	topic := ""
+	for _, s := range t.all {
+		if s.role == agent.RoleUser && words(s.plain) >= 4 {
+			topic = firstWords(strings.TrimRight(s.plain, ".!?"), 25)
+			break
+		}
+	}
+	var b strings.Builder
+	if topic == "" {
+		b.WriteString("The brainstorm has not stated its topic yet.")
+	} else {
+		fmt.Fprintf(&b, "The brainstorm starts from: %q.", topic)
+	}
+	switch len(x.Decisions) {
+	case 0:
+		b.WriteString(" Nothing sounds decided yet")
+	case 1:
+		fmt.Fprintf(&b, " One decision so far: %s", strings.TrimRight(firstWords(x.Decisions[0].Content, 20), "."))
+	default:
+		fmt.Fprintf(&b, " %d decisions so far, the latest: %s", len(x.Decisions), strings.TrimRight(firstWords(x.Decisions[len(x.Decisions)-1].Content, 20), "."))
+	}
+	fmt.Fprintf(&b, ". It names %s and raises %s.", plural(len(x.FilesReferenced), "file"), plural(len(x.Risks), "risk"))
+	return b.String()
+}
+
+// plural formats a count of things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

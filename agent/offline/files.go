@@ -1,0 +1,211 @@
+package offline
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// fileExtensions are the extensions of files people name in a brainstorm.
+var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml yaml yml json md mdx sql tf
+	tfvars tfstate sh bash zsh rb php cs c h cc cpp hpp swift html htm css scss sass less txt cfg ini conf
+	env lock gradle xml proto graphql gql vue svelte csv dart ex exs scala templ erb jinja j2 tmpl hcl
+	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl
+	dockerfile makefile nix cue bzl bazel`)
+
+// knownFiles are file names without an extension that still name a file.
+var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile
+	Gemfile Rakefile Vagrantfile Justfile Taskfile Brewfile Caddyfile Tiltfile LICENSE CODEOWNERS
+	.gitignore .dockerignore .env .env.example .editorconfig .npmrc .nvmrc .prettierrc .eslintrc
+	.gitattributes .golangci.yml .pre-commit-config.yaml go.mod go.sum BUILD WORKSPACE`)
+
+// notFiles look like file names but name technologies.
+var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
+	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net`)
+
+// fileCutRE separates candidate paths inside a line.
+var fileCutRE = regexp.MustCompile("[\\s`,;()<>\"'{}=|]+")
+
+// fileNegRE marks a clause saying the work leaves a file alone.
+var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
+
+// clauseRE splits a sentence into clauses for file negation.
+var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
+
+// changeRE marks a sentence saying the work changes a file.
+var changeRE = regexp.MustCompile(`(?i)\b(add|adds|added|new|create|creates|update|updates|change|changes|modify|edit|remove|delete|drop|replace|replaces|rename|move|refactor|write|writes|goes into|goes in|go into|lives? in|attach|mount|regenerated?|generated|gets?)\b|^\S+\s+[—–-]\s`)
+
+// fileMention is one mention of a file reference.
+type fileMention struct {
+	path     string
+	msg      int
+	sentence string
+	negative bool
+	change   bool
+	bullet   bool
+	user     bool
+}
+
+// findFiles collects file mentions, outside pasted code and quotes.
+func findFiles(sents []sentence) []fileMention {
+	var out []fileMention
+	for _, s := range sents {
+		for _, clause := range clauseRE.Split(s.raw, -1) {
+			neg := fileNegRE.MatchString(clause)
+			for _, cand := range fileCutRE.Split(clause, -1) {
+				if i := strings.Index(cand, "::"); i > 0 {
+					cand = cand[:i]
+				}
+				if i := strings.IndexAny(cand, "#"); i > 0 {
+					cand = cand[:i]
+				}
+				p, ok := agent.CleanPath(cand)
+				if !ok || !looksLikeFile(p) {
+					continue
+				}
+				out = append(out, fileMention{
+					path:     p,
+					msg:      s.msg,
+					sentence: s.plain,
+					negative: neg,
+					change:   changeRE.MatchString(s.plain),
+					bullet:   s.bullet && s.first,
+					user:     s.role == agent.RoleUser,
+				})
+			}
+		}
+	}
+	return out
+}
+
+// looksLikeFile reports whether a clean path names a file rather than a
+// directory, a host name or a technology.
+func looksLikeFile(p string) bool {
+	base := path.Base(p)
+	if knownFiles[base] {
+		return true
+	}
+	if notFiles[strings.ToLower(p)] || strings.ContainsAny(p, "@&+!") {
+		return false
+	}
+	dot := strings.LastIndexByte(base, '.')
+	if dot <= 0 || dot == len(base)-1 {
+		return false
+	}
+	ext := base[dot+1:]
+	if !fileExtensions[strings.ToLower(ext)] {
+		return false
+	}
+	// Host names (api.example.com) and version numbers are not files; a stem
+	// made only of digits and dots is a version.
+	stem := strings.Trim(base[:dot], "0123456789.")
+	return stem != "" || strings.Contains(p, "/")
+}
+
+// collectFiles merges mentions into files: a bare name or a path suffix
+// joins the one full path it abbreviates; a file whose last mention says the
+// work leaves it alone is dropped.
+func collectFiles(ms []fileMention) []agent.ExtractedFile {
+	var order []string
+	byPath := map[string][]fileMention{}
+	for _, m := range ms {
+		if _, ok := byPath[m.path]; !ok {
+			order = append(order, m.path)
+		}
+		byPath[m.path] = append(byPath[m.path], m)
+	}
+	// Resolve abbreviations to the unique longer path ending with them.
+	canon := map[string]string{}
+	for _, short := range order {
+		var match string
+		n := 0
+		for _, long := range order {
+			if long != short && strings.HasSuffix(long, "/"+short) {
+				match = long
+				n++
+			}
+		}
+		if n == 1 {
+			canon[short] = match
+		}
+	}
+	merged := map[string][]fileMention{}
+	var paths []string
+	for _, p := range order {
+		c := p
+		if l, ok := canon[p]; ok {
+			c = l
+		}
+		if _, ok := merged[c]; !ok {
+			paths = append(paths, c)
+		}
+		merged[c] = append(merged[c], byPath[p]...)
+	}
+	// Mentions were appended per path; restore message order per file.
+	var out []agent.ExtractedFile
+	for _, p := range paths {
+		ms := merged[p]
+		last := ms[0]
+		for _, m := range ms {
+			if m.msg >= last.msg {
+				last = m
+			}
+		}
+		if last.negative {
+			continue
+		}
+		out = append(out, fileFrom(p, ms))
+	}
+	return out
+}
+
+// fileFrom builds the extracted file for the mentions of path p.
+func fileFrom(p string, ms []fileMention) agent.ExtractedFile {
+	f := agent.ExtractedFile{Path: p, Relevance: agent.RelevanceLow}
+	changed, user := false, false
+	ctx := ""
+	for _, m := range ms {
+		if m.negative {
+			continue
+		}
+		f.Sources = append(f.Sources, m.msg)
+		if (m.change || m.bullet) && !changed {
+			changed = true
+			ctx = m.sentence
+		}
+		if ctx == "" {
+			ctx = m.sentence
+		}
+		user = user || m.user
+	}
+	msgs := distinct(f.Sources)
+	switch {
+	case changed && (len(msgs) >= 2 || len(ms) >= 3), len(msgs) >= 3:
+		f.Relevance = agent.RelevanceHigh
+	case changed, user, len(msgs) == 2:
+		f.Relevance = agent.RelevanceMedium
+	}
+	f.Sources = msgs
+	f.Context = firstWords(ctx, 40)
+	return f
+}
+
+// distinct returns the sorted unique values of xs.
+func distinct(xs []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

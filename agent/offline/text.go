@@ -1,0 +1,236 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// sentence is one sentence of a message, with where it sits.
+type sentence struct {
+	msg    int        // index of its message
+	role   agent.Role // who said it
+	raw    string     // markdown as written
+	plain  string     // without emphasis and code marks
+	lower  string     // plain, lower-cased
+	bullet bool       // inside a list item
+	label  string     // the item's label ("1", "b") when the list is numbered or lettered
+	item   int        // index of its list item in the message, -1 outside lists
+	first  bool       // the first sentence of its list item
+}
+
+var (
+	bulletRE  = regexp.MustCompile(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\))\s+`)
+	letterRE  = regexp.MustCompile(`^\(([a-h])\)\s+`)
+	headingRE = regexp.MustCompile(`^\s*#{1,6}\s`)
+	emphRE    = regexp.MustCompile("\\*\\*|__|`")
+)
+
+// splitMessage splits a message into sentences. Fenced code blocks and
+// quoted lines (pasted material: logs, tickets) are left out: they are text
+// someone pasted, not what the people in the conversation said.
+func splitMessage(i int, m agent.TranscriptMessage) []sentence {
+	var out []sentence
+	inFence := false
+	item := -1
+	for line := range strings.SplitSeq(m.Content, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			continue
+		}
+		if inFence || t == "" || strings.HasPrefix(t, ">") || headingRE.MatchString(t) {
+			continue
+		}
+		s := sentence{msg: i, role: m.Role, item: -1}
+		if g := bulletRE.FindStringSubmatch(t); g != nil {
+			item++
+			s.bullet, s.item = true, item
+			s.label = g[1] + strings.ToLower(g[2])
+			t = t[len(g[0]):]
+			if l := letterRE.FindStringSubmatch(t); l != nil {
+				s.label = l[1]
+				t = t[len(l[0]):]
+			}
+		}
+		for k, part := range splitSentences(t) {
+			c := s
+			c.first = k == 0
+			c.raw = part
+			c.plain = strings.TrimSpace(emphRE.ReplaceAllString(part, ""))
+			c.lower = strings.ToLower(c.plain)
+			if c.plain != "" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// abbreviations end with a period without ending a sentence.
+var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "cf": true}
+
+// splitSentences splits a line at ".", "!" or "?" followed by a space,
+// never inside a code span or after a common abbreviation.
+func splitSentences(line string) []string {
+	var out []string
+	code := false
+	start := 0
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c == '`' {
+			code = !code
+			continue
+		}
+		if code || (c != '.' && c != '!' && c != '?') {
+			continue
+		}
+		if i+1 < len(line) && line[i+1] != ' ' {
+			continue
+		}
+		w := lastWord(line[start:i])
+		if c == '.' && abbreviations[strings.ToLower(w)] {
+			continue
+		}
+		if s := strings.TrimSpace(line[start : i+1]); s != "" {
+			out = append(out, s)
+		}
+		start = i + 1
+	}
+	if s := strings.TrimSpace(line[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// lastWord returns the last space-separated word of s.
+func lastWord(s string) string {
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// stopWords are words too common to say what a sentence is about.
+var stopWords = wordSet(`a an the to of in on for and or with by at from as is are be been was were
+		we our us i you it its this that these those will would should could can use using used let lets let's
+		go going ok okay yes so then just also into via all any each per do does did not no but if when which
+		what who how than me my your they them their there here have has had get gets got make makes one two
+		only now still some more most very much like about out up down over under after before again too
+		sure fine good great yeah yep agreed think thinking want need needs way thing things it's that's i'd
+		i'll we'll don't dont can't won't isn't doesn't what's`)
+
+// wordSet makes a set of the space-separated words of s.
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for w := range strings.FieldsSeq(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// wordRE finds words the way the evaluation does: letters, digits and _./-.
+var wordRE = regexp.MustCompile(`[a-z0-9_./'-]+`)
+
+// tokens returns the stemmed content words of lower-cased text.
+func tokens(lower string) []string {
+	var out []string
+	for _, w := range wordRE.FindAllString(lower, -1) {
+		w = strings.Trim(w, "./-'")
+		if w == "" || stopWords[w] {
+			continue
+		}
+		out = append(out, stem(w))
+	}
+	return out
+}
+
+// stem removes one common English suffix.
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s", "ly"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// tokenSet is a set of stemmed content words.
+type tokenSet map[string]struct{}
+
+func newTokenSet(lower string) tokenSet {
+	s := tokenSet{}
+	for _, t := range tokens(lower) {
+		s[t] = struct{}{}
+	}
+	return s
+}
+
+// similarity is the token F1 of two sets: 1 for the same words, 0 for none shared.
+func similarity(a, b tokenSet) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	common := 0
+	for t := range a {
+		if _, ok := b[t]; ok {
+			common++
+		}
+	}
+	if common == 0 {
+		return 0
+	}
+	p, r := float64(common)/float64(len(a)), float64(common)/float64(len(b))
+	return 2 * p * r / (p + r)
+}
+
+// looseOverlap counts words of a found in b, where words of four letters or
+// more also match by prefix ("virtualize" ~ "virtualization").
+func looseOverlap(a, b tokenSet) int {
+	n := 0
+	for t := range a {
+		if _, ok := b[t]; ok {
+			n++
+			continue
+		}
+		if len(t) < 4 {
+			continue
+		}
+		for u := range b {
+			if len(u) >= 4 && (strings.HasPrefix(u, t) || strings.HasPrefix(t, u)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// words counts the words of s.
+func words(s string) int { return len(strings.Fields(s)) }
+
+// firstWords cuts s to its first n words.
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.Join(f[:n], " ") + "…"
+}
+
+// tidy trims punctuation and spaces a clause is left with after cutting,
+// and capitalises it.
+func tidy(s string) string {
+	s = strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(",;:—–-", r)
+	})
+	s = strings.TrimRight(s, ".!")
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}

@@ -1,0 +1,64 @@
+package agent
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxPathLen is the longest file reference CleanPath accepts, in bytes.
+const MaxPathLen = 300
+
+// CleanPath turns a file reference taken from a conversation into a
+// repository-relative path, or reports false when the reference must not
+// become a file reference at all.
+//
+// Conversation text is data, so CleanPath is strict. It strips surrounding
+// whitespace, backticks, quotes and brackets, trailing punctuation and a
+// leading "./". It rejects the result when it is empty or longer than
+// MaxPathLen; absolute (/x, C:\x, ~/x, $HOME/x, %APPDATA%); contains a ".."
+// or "." segment or an empty segment; looks like a URL or any "scheme:"
+// (a colon anywhere is refused); uses backslashes; or holds whitespace,
+// control characters or invalid UTF-8. A trailing "/" (a directory) is
+// removed. CleanPath is idempotent: cleaning its output returns it unchanged.
+func CleanPath(raw string) (string, bool) {
+	if len(raw) > 4*MaxPathLen || !utf8.ValidString(raw) {
+		return "", false
+	}
+	p := raw
+	for {
+		before := p
+		p = strings.TrimSpace(p)
+		p = strings.TrimLeft(p, "`'\"“”‘’(<[{")
+		p = strings.TrimRight(p, "`'\"“”‘’)>]},.;:!?")
+		for strings.HasPrefix(p, "./") {
+			p = p[2:]
+		}
+		p = strings.TrimRight(p, "/")
+		if p == before {
+			break
+		}
+	}
+	if p == "" || len(p) > MaxPathLen {
+		return "", false
+	}
+	switch p[0] {
+	case '/', '~', '$', '%', '-':
+		return "", false
+	}
+	if strings.ContainsAny(p, "\\:*?|") {
+		return "", false
+	}
+	for _, r := range p {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError ||
+			unicode.Is(unicode.Cf, r) {
+			return "", false
+		}
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", false
+		}
+	}
+	return p, true
+}

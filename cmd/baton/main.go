@@ -1,0 +1,187 @@
+// Command baton serves Baton: brainstorm with an AI, hand the decisions to
+// a plan agent, and keep them as workspace memory.
+//
+//	baton [serve] [--addr A] [--db PATH] [--provider P] [--model M]
+//	baton extract [--provider P] FILE
+//	baton migrate [--db PATH]
+//	baton version
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/baton-dev/baton/agent"
+	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/web"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		var ec *exitCodeError
+		if errors.As(err, &ec) {
+			os.Exit(ec.code)
+		}
+		fmt.Fprintln(os.Stderr, "baton:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: baton <command> [flags]
+
+Commands:
+  serve     serve the web app (the default)
+  extract   extract decisions, files and risks from a transcript (JSON) and print them
+  migrate   create or upgrade the database, then exit
+  version   print the version
+
+Run "baton <command> -h" for a command's flags.`
+
+// run is main, testable: arguments, environment and streams come in, an
+// error goes out (an *exitCodeError carries the exit code).
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return runServe(ctx, args, getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, args, getenv, stdout, stderr)
+	case "extract":
+		cfg := config{}
+		cfg.fromEnv(getenv)
+		return runExtract(ctx, args, stdin, stdout, stderr, func(name string) (agent.Provider, error) {
+			cfg.Provider = name
+			return cfg.newProvider(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		})
+	case "version":
+		fmt.Fprintln(stdout, "baton", version)
+		return nil
+	case "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "baton: unknown command %q\n\n%s\n", cmd, usage)
+	return &exitCodeError{code: 2, err: fmt.Errorf("unknown command %q", cmd)}
+}
+
+// parseFlags parses a command's flags; bad flags print usage and exit 2.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitCodeError{code: 0, err: err}
+		}
+		return &exitCodeError{code: 2, err: err}
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "baton %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return &exitCodeError{code: 2, err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg config
+	cfg.fromEnv(getenv)
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	cfg.flags(fs, true)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel()}))
+
+	provider, err := cfg.newProvider(log)
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	key, err := sessionKey(ctx, db)
+	if err != nil {
+		return err
+	}
+	srv := web.New(web.Config{DB: db, Provider: provider, Logger: log, SessionKey: key, Version: version})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another Baton running? set --addr or BATON_ADDR)", cfg.Addr, err)
+	}
+	httpSrv := srv.HTTPServer(cfg.Addr)
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	log.Info("baton ready", "url", "http://"+ln.Addr().String(), "provider", provider.Name(),
+		"model", provider.Model(), "db", cfg.DB, "version", version)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// Stop running replies first (they are saved as stopped) so that their
+	// streams end and the HTTP server can drain.
+	stopErr := srv.Shutdown(shutdownCtx)
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+		httpSrv.Close()
+		return errors.Join(stopErr, fmt.Errorf("shutdown: %w", err))
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return stopErr
+}
+
+func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg config
+	cfg.fromEnv(getenv)
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.StringVar(&cfg.DB, "db", cfg.DB, "SQLite database file (BATON_DB)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "database ready:", cfg.DB)
+	return db.Close()
+}
+
+// sessionKey returns the key that signs session cookies, made on first use
+// and kept in the database so that sessions survive restarts.
+func sessionKey(ctx context.Context, db *store.DB) ([]byte, error) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	v, err := db.EnsureSetting(ctx, "session_key", hex.EncodeToString(b))
+	if err != nil {
+		return nil, fmt.Errorf("session key: %w", err)
+	}
+	return hex.DecodeString(v)
+}

@@ -1,0 +1,143 @@
+package views
+
+import (
+	"bytes"
+	"html"
+	"regexp"
+	"sync"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
+)
+
+// Markdown renders untrusted markdown (messages, model output) to safe
+// HTML: GFM through goldmark, raw HTML shown as text, images shown as
+// links (never loaded), then sanitized by bluemonday. Results are cached by
+// source text, so re-rendering an unchanged thread is cheap.
+type Markdown struct {
+	md     goldmark.Markdown
+	policy *bluemonday.Policy
+
+	mu    sync.RWMutex
+	cache map[string]string
+}
+
+const markdownCacheEntries = 4096
+
+// NewMarkdown builds the renderer.
+func NewMarkdown() *Markdown {
+	md := goldmark.New(
+		goldmark.WithExtensions(
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough, extension.TaskList, extension.Linkify,
+		),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(untrustedRenderer{}, 100)),
+		),
+	)
+	p := bluemonday.NewPolicy()
+	p.AllowElements("p", "br", "strong", "em", "del", "code", "pre", "blockquote", "ul", "ol", "li",
+		"h1", "h2", "h3", "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td", "span")
+	p.AllowStandardURLs()
+	p.AllowAttrs("href").OnElements("a")
+	p.RequireNoFollowOnLinks(true)
+	p.RequireNoReferrerOnLinks(true)
+	p.AddTargetBlankToFullyQualifiedLinks(true)
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^(language-[\w+-]+|image-link|chroma|[a-z]{1,3})$`)).OnElements("code", "pre", "span", "a")
+	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|right|center)$`)).OnElements("th", "td")
+	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
+	p.AllowAttrs("checked", "disabled").OnElements("input")
+	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
+	return &Markdown{md: md, policy: p, cache: make(map[string]string)}
+}
+
+// Render returns sanitized HTML for src.
+func (m *Markdown) Render(src string) string {
+	m.mu.RLock()
+	out, ok := m.cache[src]
+	m.mu.RUnlock()
+	if ok {
+		return out
+	}
+	var buf bytes.Buffer
+	if err := m.md.Convert([]byte(src), &buf); err != nil {
+		out = "<p>" + html.EscapeString(src) + "</p>"
+	} else {
+		out = m.policy.Sanitize(buf.String())
+	}
+	m.mu.Lock()
+	if len(m.cache) >= markdownCacheEntries {
+		clear(m.cache) // crude but bounded; a hot thread refills it at once
+	}
+	m.cache[src] = out
+	m.mu.Unlock()
+	return out
+}
+
+// untrustedRenderer overrides goldmark's handling of raw HTML (shown as
+// text, not dropped, so people see what was written) and of images (a link
+// to the image, so nothing from model output loads by itself).
+type untrustedRenderer struct{}
+
+func (untrustedRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindRawHTML, renderRawHTML)
+	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
+	reg.Register(ast.KindImage, renderImage)
+}
+
+func renderRawHTML(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	segs := n.(*ast.RawHTML).Segments
+	for i := 0; i < segs.Len(); i++ {
+		s := segs.At(i)
+		w.WriteString(html.EscapeString(string(s.Value(source))))
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+func renderHTMLBlock(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	b := n.(*ast.HTMLBlock)
+	w.WriteString("<p>")
+	lines := b.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		s := lines.At(i)
+		w.WriteString(html.EscapeString(string(s.Value(source))))
+	}
+	if b.HasClosure() {
+		w.WriteString(html.EscapeString(string(b.ClosureLine.Value(source))))
+	}
+	w.WriteString("</p>\n")
+	return ast.WalkContinue, nil
+}
+
+func renderImage(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	img := n.(*ast.Image)
+	alt := string(img.Text(source)) //nolint:staticcheck // Text is what we need: the alt as plain text
+	if alt == "" {
+		alt = "image"
+	}
+	dest := img.Destination
+	if !gmhtml.IsDangerousURL(dest) {
+		w.WriteString(`<a class="image-link" href="`)
+		w.Write(util.EscapeHTML(util.URLEscape(dest, true)))
+		w.WriteString(`">`)
+	}
+	w.WriteString("🖼 " + html.EscapeString(alt))
+	if !gmhtml.IsDangerousURL(dest) {
+		w.WriteString("</a>")
+	}
+	return ast.WalkSkipChildren, nil
+}

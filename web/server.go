@@ -1,0 +1,242 @@
+// Package web is Baton's HTTP server: routes, handlers (one file per
+// feature), middleware, server-sent events and the JSON API.
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+
+	"github.com/baton-dev/baton/agent"
+	"github.com/baton-dev/baton/static"
+	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/views"
+)
+
+// Config is what the server needs from its caller.
+type Config struct {
+	DB       *store.DB
+	Provider agent.Provider
+	Logger   *slog.Logger
+	// SessionKey signs session cookies (flash messages); 32+ random bytes.
+	SessionKey []byte
+	// Version is shown in /healthz.
+	Version string
+	// ModelRate limits model-backed requests per client (per second, with a
+	// burst of ten times that). Zero means 2/s.
+	ModelRate float64
+}
+
+// Server serves Baton over HTTP. Its fields are set once in New and only
+// read afterwards; per-request state lives in the request's context.
+type Server struct {
+	db       *store.DB
+	provider agent.Provider
+	log      *slog.Logger
+	assets   *static.Assets
+	markdown *views.Markdown
+	sessions *sessions.CookieStore
+	version  string
+	replies  *replyRuns
+	echo     *echo.Echo
+	started  time.Time
+}
+
+// New builds the server and its routes.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ModelRate == 0 {
+		cfg.ModelRate = 2
+	}
+	s := &Server{
+		db:       cfg.DB,
+		provider: cfg.Provider,
+		log:      cfg.Logger,
+		assets:   static.New(),
+		markdown: views.NewMarkdown(),
+		sessions: sessions.NewCookieStore(cfg.SessionKey),
+		version:  cfg.Version,
+		replies:  newReplyRuns(),
+		started:  time.Now(),
+	}
+	s.sessions.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	// Baton binds to loopback and sits behind nothing by default: trust the
+	// peer address, not X-Forwarded-For, for rate limits.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.Use(middleware.RequestID())
+	e.Use(s.logRequests)
+	e.Use(s.recoverPanics)
+	e.Use(securityHeaders)
+	e.Use(middleware.BodyLimit("1M"))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
+		// Gzip buffers; event streams must reach the browser as they are written.
+		Skipper: func(c echo.Context) bool { return isEventStream(c) },
+	}))
+	s.echo = e
+
+	modelLimit := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(cfg.ModelRate), Burst: int(10 * cfg.ModelRate), ExpiresIn: 3 * time.Minute,
+		}),
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return echo.NewHTTPError(http.StatusTooManyRequests, "Too many requests to the model at once. Wait a few seconds and try again.")
+		},
+	})
+
+	e.GET("/healthz", s.handleHealth)
+	e.GET(static.Prefix+"*", echo.WrapHandler(s.assets))
+
+	// Browser routes: CSRF-protected (Fetch Metadata first, token as fallback).
+	b := e.Group("", middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
+		CookieName:     "baton_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSameSite: http.SameSiteStrictMode,
+		ErrorHandler: func(err error, c echo.Context) error {
+			return echo.NewHTTPError(http.StatusForbidden, "This form has expired or came from another site. Reload the page and try again.")
+		},
+	}))
+	b.GET("/", s.handleHome)
+	b.POST("/threads", s.handleThreadCreate)
+	b.GET("/t/:id", s.handleThreadShow)
+	b.POST("/t/:id/messages", s.handleMessageCreate, modelLimit)
+	b.GET("/t/:id/messages/:mid/reply", s.handleReplyStream, modelLimit)
+	b.POST("/t/:id/messages/:mid/stop", s.handleReplyStop)
+	b.POST("/t/:id/messages/:mid/retry", s.handleReplyRetry, modelLimit)
+
+	// JSON API: for scripts and agents. No cookies are involved, so no
+	// CSRF token; requireJSON refuses what a cross-site form could send.
+	api := e.Group("/api/v1", requireJSON)
+	api.GET("/threads", s.handleAPIThreadList)
+	api.POST("/threads", s.handleAPIThreadCreate)
+	api.GET("/threads/:id", s.handleAPIThreadShow)
+	api.POST("/threads/:id/messages", s.handleAPIMessageCreate, modelLimit)
+	return s
+}
+
+// ServeHTTP makes the server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// HTTPServer wraps the handler in an http.Server with timeouts. Event
+// streams lift the write deadline for themselves.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Shutdown cancels running replies (they are stored as stopped) and waits
+// for them to be saved, bounded by ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.replies.stopAll(ctx)
+}
+
+// handleHealth serves GET /healthz.
+func (s *Server) handleHealth(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{
+		"status":   "ok",
+		"version":  s.version,
+		"provider": s.provider.Name(),
+		"model":    s.provider.Model(),
+	})
+}
+
+func isEventStream(c echo.Context) bool {
+	return strings.HasSuffix(c.Path(), "/reply") ||
+		strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream")
+}
+
+// securityHeaders sets the CSP and friends on every response. No inline
+// script or style is allowed anywhere.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "+
+			"connect-src 'self'; font-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// requireJSON guards the JSON API: bodies must be JSON (a cross-site HTML
+// form cannot send that without a CORS preflight) and browsers must not be
+// sending the request from another site.
+func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+			return apiError(http.StatusForbidden, "cross_site", "Cross-site requests to the API are not allowed.")
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.ContentLength != 0 {
+			ct := r.Header.Get(echo.HeaderContentType)
+			if !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
+				return apiError(http.StatusUnsupportedMediaType, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.")
+			}
+		}
+		return next(c)
+	}
+}
+
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		status := c.Response().Status
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		if c.Path() == "/healthz" || strings.HasPrefix(c.Path(), static.Prefix) {
+			level = slog.LevelDebug
+		}
+		s.log.Log(c.Request().Context(), level, "request",
+			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+			"duration", time.Since(start), "bytes", c.Response().Size,
+			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+		return nil
+	}
+}
+
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.Error("panic", "path", c.Request().URL.Path, "panic", r)
+				err = errors.New("internal error")
+			}
+		}()
+		return next(c)
+	}
+}
