@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed *.css *.js vendor/*.js
+//go:embed *.css *.js *.svg vendor/*.js
 var files embed.FS
 
 // Prefix is the URL path under which assets are served.

@@ -125,7 +125,7 @@ func renderImage(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 		return ast.WalkContinue, nil
 	}
 	img := n.(*ast.Image)
-	alt := string(img.Text(source)) //nolint:staticcheck // Text is what we need: the alt as plain text
+	alt := plainText(img, source)
 	if alt == "" {
 		alt = "image"
 	}
@@ -140,4 +140,16 @@ func renderImage(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 		w.WriteString("</a>")
 	}
 	return ast.WalkSkipChildren, nil
+}
+
+// plainText is the text of a node's descendants, without markup.
+func plainText(n ast.Node, source []byte) string {
+	var b bytes.Buffer
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			b.Write(t.Value(source))
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
 }

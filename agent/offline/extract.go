@@ -44,6 +44,9 @@ type transcript struct {
 	msgs  []agent.TranscriptMessage
 	sents [][]sentence // per message
 	all   []sentence
+	df    map[string]int // in how many messages each word occurs
+	// proposals caches proposal per assistant message; nil: none.
+	proposals map[int]*sentence
 }
 
 func newTranscript(msgs []agent.TranscriptMessage) *transcript {
@@ -53,6 +56,19 @@ func newTranscript(msgs []agent.TranscriptMessage) *transcript {
 		t.all = append(t.all, t.sents[i]...)
 	}
 	return t
+}
+
+// docFreq returns in how many messages word w occurs, counting on first use.
+func (t *transcript) docFreq(w string) int {
+	if t.df == nil {
+		t.df = map[string]int{}
+		for _, m := range t.msgs {
+			for v := range newTokenSet(strings.ToLower(m.Content)) {
+				t.df[v]++
+			}
+		}
+	}
+	return t.df[w]
 }
 
 // extract runs every rule over msgs.
@@ -79,19 +95,28 @@ func extract(msgs []agent.TranscriptMessage) agent.Extraction {
 // Patterns of the decision rules. Each matches lower-cased plain text.
 var (
 	// injectionRE marks text addressed to an AI reading the conversation.
-	injectionRE = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
-	questionRE  = regexp.MustCompile(`\?\s*$|^(maybe|not sure|perhaps|i wonder|wondering)\b`)
-	rejectRE    = regexp.MustCompile(`^(no|nope|not|never|without|skip)\b|\b(don't|do not|won't|shouldn't|never)\b|\b(is|are) out\b|rather not|vetoed|let me not|let's not|lets not|not in this change|\boverkill\b|\bnot now\b|^later\b|\bno\b.*\byet\b|not part of this`)
-	explicitRE  = regexp.MustCompile(`\blet'?s\b|\bgo with\b|\bgoing with\b|\bit is\b|\bdo (that|both|it|this)\b|\bagreed\b|\bsounds good\b|\byes\b|\bdecided\b|\bwe'll (go|use|do)\b|\bstick with\b|\bafter all\b|\bswitch(ing)? to\b|\boption\s+(\d|[a-h])\b|^\(?[a-h]\)\.?$|\bship it\b|^ship\b|\bgo\.?$|^(ok|okay|sure|yep|yeah)\b`)
-	impliedRE   = regexp.MustCompile(`\bfine\b|\bis good\b|\bgood\b|\bok\b|\bworks\b|\bstays?\b|\bkeep\b|\bsure\b|\bperfect\b|\bgreat\b`)
-	imperRE     = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
-	reversalRE  = regexp.MustCompile(`change of plan|after all|\bactually\b|\binstead\b|\bis out\b|\bare out\b|vetoed|\bwait\b|\bagain\b|let me not|let's not|lets not|on second thought|scratch that|changed my mind|\bswitch(ing)? to\b|not anymore`)
-	optionRefRE = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
-	proposalRE  = regexp.MustCompile(`\bi'd\b|\bi would\b|\bi recommend\b|\brecommend\b|\bsuggest\b|^cleaner\b|^fix\b|common fix|\bthe usual\b|pragmatic choice|\bsimplest\b|\bmy pick\b|^(so|then),? `)
-	leadRE      = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
-	letsRE      = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
-	trailRE     = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
+	injectionHint = cues(`instruction* approved ai prompt*`)
+	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
+	questionRE    = regexp.MustCompile(`\?\s*$|^(maybe|not sure|perhaps|i wonder|wondering)\b`)
+	rejectRE      = regexp.MustCompile(`^(no|nope|not|never|without|skip|later)\b|\bno\b.*\byet\b`)
+	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this`)
+	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b`)
+	explicitCues  = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
+	impliedCues   = cues(`fine is_good good ok works stay stays keep sure perfect great`)
+	imperRE       = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
+	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore`)
+	optionRefRE   = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
+	proposalRE    = regexp.MustCompile(`\bi'd\b|\bi would\b|\bi recommend\b|\brecommend\b|\bsuggest\b|^cleaner\b|^fix\b|common fix|\bthe usual\b|pragmatic choice|\bsimplest\b|\bmy pick\b|^(so|then),? `)
+	leadRE        = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
+	letsRE        = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
+	trailRE       = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
+
+// isInjection reports whether lower-cased text addresses an AI reading the
+// conversation ("ignore previous instructions").
+func isInjection(lower string) bool {
+	return injectionHint.match(lower) && injectionRE.MatchString(lower)
+}
 
 // candidate is a decision being built.
 type candidate struct {
@@ -116,17 +141,17 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
 				lc := strings.ToLower(c)
-				if injectionRE.MatchString(lc) {
+				if isInjection(lc) {
 					continue
 				}
-				if reversalRE.MatchString(lc) {
+				if reversalCues.match(lc) {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}
 				if questionRE.MatchString(lc) {
 					continue
 				}
-				if rejectRE.MatchString(lc) {
+				if rejectRE.MatchString(lc) || rejectCues.match(lc) {
 					against = append(against, newTokenSet(lc))
 					continue
 				}
@@ -205,7 +230,9 @@ var (
 // days is fine").
 func userClauses(s string) []string {
 	var out []string
-	s = letsSplitRE.ReplaceAllString(s, "\x00$1")
+	if strings.Contains(strings.ToLower(s), "let") {
+		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
+	}
 	for _, c := range clauseSplitRE.Split(s, -1) {
 		lc := strings.ToLower(c)
 		if i := strings.Index(c, ", "); i > 0 && leadingNoRE.MatchString(lc) {
@@ -220,12 +247,13 @@ func userClauses(s string) []string {
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
+	unled := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
 	switch {
-	case explicitRE.MatchString(lc):
+	case explicitCues.match(lc) || explicitRE.MatchString(lc):
 		conf = 0.9
-	case imperRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))):
+	case imperRE.MatchString(unled):
 		conf = 0.75
-	case impliedRE.MatchString(lc):
+	case impliedCues.match(lc):
 		conf = 0.6
 	case echoesOption(t, prev, lc):
 		conf = 0.55
@@ -234,8 +262,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
 	d.Sources = []int{i}
-	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
-	body = strings.TrimSpace(letsRE.ReplaceAllString(body, ""))
+	body := strings.TrimSpace(letsRE.ReplaceAllString(unled, ""))
 	body = strings.TrimSpace(trailRE.ReplaceAllString(body, ""))
 	content := cutLike(c, body)
 
@@ -334,8 +361,34 @@ func findOption(t *transcript, i int, label string) (int, string, bool) {
 	return -1, "", false
 }
 
-// proposal returns the sentence in which assistant message j recommends something.
+// proposal returns the sentence in which assistant message j recommends
+// something, the last if several do.
 func proposal(t *transcript, j int) (sentence, bool) {
+	if t.proposals == nil {
+		t.proposals = map[int]*sentence{}
+	}
+	if p, ok := t.proposals[j]; ok {
+		return derefOr(p)
+	}
+	s, ok := findProposal(t, j)
+	if ok {
+		t.proposals[j] = &s
+	} else {
+		t.proposals[j] = nil
+	}
+	return s, ok
+}
+
+// derefOr returns *p and whether p is set.
+func derefOr(p *sentence) (sentence, bool) {
+	if p == nil {
+		return sentence{}, false
+	}
+	return *p, true
+}
+
+// findProposal does the work of proposal.
+func findProposal(t *transcript, j int) (sentence, bool) {
 	var best sentence
 	found := false
 	for _, s := range t.sents[j] {
@@ -370,13 +423,7 @@ func sharesDistinctive(a, b tokenSet, t *transcript) bool {
 		if _, ok := b[w]; !ok || len(w) < 3 {
 			continue
 		}
-		n := 0
-		for _, m := range t.msgs {
-			if strings.Contains(strings.ToLower(m.Content), w) {
-				n++
-			}
-		}
-		if n*3 <= len(t.msgs)+2 {
+		if t.docFreq(w)*3 <= len(t.msgs)+2 {
 			return true
 		}
 	}
@@ -394,10 +441,10 @@ var (
 		can't_read lag lags lagging hide graveyard disables`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
-	highCues = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
+	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
-	lowCues = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
+	lowCues    = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
 	riskLeadRE = regexp.MustCompile(`(?i)^((one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
 )
 
@@ -448,7 +495,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 	lastK, lastMsg := -2, -1
 	for mi, ss := range t.sents {
 		for k, s := range ss {
-			if injectionRE.MatchString(s.lower) || !riskCues.match(s.lower) {
+			if isInjection(s.lower) || !riskCues.match(s.lower) {
 				continue
 			}
 			if questionRE.MatchString(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {

@@ -31,11 +31,19 @@ var fileCutRE = regexp.MustCompile("[\\s`,;()<>\"'{}=|]+")
 // fileNegRE marks a clause saying the work leaves a file alone.
 var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
 
+// negHint is a quick test for the words fileNegRE needs.
+var negHint = cues(`no* not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead`)
+
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
 
-// changeRE marks a sentence saying the work changes a file.
-var changeRE = regexp.MustCompile(`(?i)\b(add|adds|added|new|create|creates|update|updates|change|changes|modify|edit|remove|delete|drop|replace|replaces|rename|move|refactor|write|writes|goes into|goes in|go into|lives? in|attach|mount|regenerated?|generated|gets?)\b|^\S+\s+[—–-]\s`)
+// changeCues mark a sentence saying the work changes a file.
+var changeCues = cues(`add adds added new create creates update updates change changes modify edit remove
+	delete drop replace replaces rename move refactor write writes goes_into goes_in go_into live_in
+	lives_in attach mount regenerate regenerated generated get gets`)
+
+// listedRE marks a list item that starts with the file: "path — what changes".
+var listedRE = regexp.MustCompile(`^\S+\s+[—–-]\s`)
 
 // fileMention is one mention of a file reference.
 type fileMention struct {
@@ -52,8 +60,12 @@ type fileMention struct {
 func findFiles(sents []sentence) []fileMention {
 	var out []fileMention
 	for _, s := range sents {
+		if !mayNameFile(s.raw) {
+			continue
+		}
+		change, changeKnown := false, false
 		for _, clause := range clauseRE.Split(s.raw, -1) {
-			neg := fileNegRE.MatchString(clause)
+			neg, negKnown := false, false
 			for _, cand := range fileCutRE.Split(clause, -1) {
 				if i := strings.Index(cand, "::"); i > 0 {
 					cand = cand[:i]
@@ -65,12 +77,18 @@ func findFiles(sents []sentence) []fileMention {
 				if !ok || !looksLikeFile(p) {
 					continue
 				}
+				if !changeKnown {
+					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
+				}
+				if !negKnown {
+					neg, negKnown = negHint.match(strings.ToLower(clause)) && fileNegRE.MatchString(clause), true
+				}
 				out = append(out, fileMention{
 					path:     p,
 					msg:      s.msg,
 					sentence: s.plain,
 					negative: neg,
-					change:   changeRE.MatchString(s.plain),
+					change:   change,
 					bullet:   s.bullet && s.first,
 					user:     s.role == agent.RoleUser,
 				})
@@ -78,6 +96,17 @@ func findFiles(sents []sentence) []fileMention {
 		}
 	}
 	return out
+}
+
+// mayNameFile is a quick test that text could hold a file name: a dot
+// followed by a letter, or a known name without an extension.
+func mayNameFile(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && (s[i+1] >= 'a' && s[i+1] <= 'z' || s[i+1] >= 'A' && s[i+1] <= 'Z') {
+			return true
+		}
+	}
+	return strings.Contains(s, "file") || strings.Contains(s, "File") || strings.ContainsAny(s, "LBWC") && (strings.Contains(s, "LICENSE") || strings.Contains(s, "CODEOWNERS") || strings.Contains(s, "BUILD") || strings.Contains(s, "WORKSPACE"))
 }
 
 // looksLikeFile reports whether a clean path names a file rather than a

@@ -374,7 +374,7 @@ func TestStreamCancel(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("emit called %d times after cancel, want 1", n)
 	}
-	if reply == nil || reply.Text() != "**Offline digest** (no " {
+	if reply == nil || reply.Text() != "**Offline digest** (no model " {
 		t.Fatalf("reply so far=%+v, want the first chunk", reply)
 	}
 	if time.Since(start) > time.Second {

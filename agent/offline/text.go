@@ -25,7 +25,7 @@ var (
 	bulletRE  = regexp.MustCompile(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\))\s+`)
 	letterRE  = regexp.MustCompile(`^\(([a-h])\)\s+`)
 	headingRE = regexp.MustCompile(`^\s*#{1,6}\s`)
-	emphRE    = regexp.MustCompile("\\*\\*|__|`")
+	emphMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 )
 
 // splitMessage splits a message into sentences. Fenced code blocks and
@@ -59,7 +59,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			c := s
 			c.first = k == 0
 			c.raw = part
-			c.plain = strings.TrimSpace(emphRE.ReplaceAllString(part, ""))
+			c.plain = strings.TrimSpace(emphMarks.Replace(part))
 			c.lower = strings.ToLower(c.plain)
 			if c.plain != "" {
 				out = append(out, c)
@@ -131,20 +131,30 @@ func wordSet(s string) map[string]bool {
 	return m
 }
 
-// wordRE finds words the way the evaluation does: letters, digits and _./-.
-var wordRE = regexp.MustCompile(`[a-z0-9_./'-]+`)
-
-// tokens returns the stemmed content words of lower-cased text.
+// tokens returns the stemmed content words of lower-cased text. Words are
+// runs of letters, digits and _./-', as the evaluation reads them.
 func tokens(lower string) []string {
 	var out []string
-	for _, w := range wordRE.FindAllString(lower, -1) {
-		w = strings.Trim(w, "./-'")
-		if w == "" || stopWords[w] {
-			continue
+	start := -1
+	for i := 0; i <= len(lower); i++ {
+		inWord := i < len(lower) && isTokenByte(lower[i])
+		if inWord && start < 0 {
+			start = i
 		}
-		out = append(out, stem(w))
+		if !inWord && start >= 0 {
+			w := strings.Trim(lower[start:i], "./-'")
+			if w != "" && !stopWords[w] {
+				out = append(out, stem(w))
+			}
+			start = -1
+		}
 	}
 	return out
+}
+
+// isTokenByte reports whether b belongs to a token.
+func isTokenByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '.' || b == '/' || b == '\'' || b == '-'
 }
 
 // stem removes one common English suffix.

@@ -1,0 +1,51 @@
+# Baton. `make run` serves on http://localhost:8080 with the offline
+# provider; `make test` runs everything CI checks.
+GO      ?= go
+ADDR    ?= 127.0.0.1:8080
+DB      ?= data/baton.db
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+EVAL    ?= ../shared/eval
+
+.PHONY: run build test generate check-generate lint vet fmt-check staticcheck unit bench eval clean
+
+run: ## serve on $(ADDR) with the offline provider (or BATON_PROVIDER) and $(DB)
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/baton serve --addr $(ADDR) --db $(DB)
+
+build: ## build bin/baton
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/baton ./cmd/baton
+
+test: check-generate lint unit ## everything CI checks
+
+generate: ## regenerate templ code
+	$(GO) tool templ generate
+
+check-generate: ## fail if templ generate would change committed code
+	$(GO) tool templ generate
+	@git diff --exit-code -- '*_templ.go' || { echo "templ generate changed files: run 'make generate' and commit"; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard -- '*_templ.go')" || { echo "untracked generated files: commit them"; exit 1; }
+
+lint: fmt-check vet staticcheck ## gofmt, go vet, staticcheck
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) tool staticcheck ./...
+
+unit: ## all tests with the race detector, the browser tests included
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+bench: ## benchmarks (render, extraction, server throughput, start-up, memory)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
+
+eval: ## score the offline extractor on the gold-labelled dev set
+	$(GO) build -o bin/baton ./cmd/baton
+	python3 $(EVAL)/score.py $(EVAL)/dev -- bin/baton extract
+
+clean:
+	rm -rf bin data/baton.db data/baton.db-wal data/baton.db-shm
