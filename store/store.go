@@ -107,6 +107,9 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	if db.defaultWorkspace, err = db.ensureDefaultWorkspace(ctx); err != nil {
 		return nil, err
 	}
+	if err := db.failInterruptedRuns(ctx); err != nil {
+		return nil, err
+	}
 	return db, nil
 }
 

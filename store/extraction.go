@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// RunStatus is the state of an extraction run.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunRunning   RunStatus = "running"
+	RunSucceeded RunStatus = "succeeded"
+	RunFailed    RunStatus = "failed"
+	RunCancelled RunStatus = "cancelled"
+)
+
+// ExtractionRun is one "Ready to plan" extraction of a handoff.
+type ExtractionRun struct {
+	ID         string
+	HandoffID  string
+	Status     RunStatus
+	Error      string
+	Added      int
+	StartedAt  time.Time
+	FinishedAt time.Time
+}
+
+// StartExtractionRun records a running extraction. Returns ErrConflict if
+// one is already running for the handoff.
+func (db *DB) StartExtractionRun(ctx context.Context, handoffID string) (*ExtractionRun, error) {
+	run := &ExtractionRun{ID: newID(), HandoffID: handoffID, Status: RunRunning, StartedAt: db.now()}
+	_, err := db.write.ExecContext(ctx,
+		`INSERT INTO extraction_runs (id, handoff_id, status, started_at) VALUES (?, ?, 'running', ?)`,
+		run.ID, handoffID, formatTime(run.StartedAt))
+	switch {
+	case isUniqueErr(err):
+		return nil, fmt.Errorf("an extraction is already running for this handoff: %w", ErrConflict)
+	case isForeignKeyErr(err):
+		return nil, fmt.Errorf("handoff %s: %w", handoffID, ErrNotFound)
+	case err != nil:
+		return nil, fmt.Errorf("start extraction: %w", err)
+	}
+	return run, nil
+}
+
+// FindLatestExtractionRun returns a handoff's most recent run, or ErrNotFound.
+func (db *DB) FindLatestExtractionRun(ctx context.Context, handoffID string) (*ExtractionRun, error) {
+	var r ExtractionRun
+	var started string
+	var finished sql.NullString
+	err := db.read.QueryRowContext(ctx,
+		`SELECT id, handoff_id, status, error, added, started_at, finished_at FROM extraction_runs
+		 WHERE handoff_id = ? ORDER BY started_at DESC, id DESC LIMIT 1`, handoffID).
+		Scan(&r.ID, &r.HandoffID, &r.Status, &r.Error, &r.Added, &started, &finished)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("extraction run for %s: %w", handoffID, ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("find extraction run: %w", err)
+	}
+	r.StartedAt = parseTime(started)
+	if finished.Valid {
+		r.FinishedAt = parseTime(finished.String)
+	}
+	return &r, nil
+}
+
+// FailExtractionRun ends a run as failed or cancelled, merging nothing.
+func (db *DB) FailExtractionRun(ctx context.Context, runID string, status RunStatus, message string) error {
+	if status != RunFailed && status != RunCancelled {
+		return invalidf("status", "A run ends as failed or cancelled here, not %q.", status)
+	}
+	_, err := db.write.ExecContext(ctx,
+		`UPDATE extraction_runs SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = 'running'`,
+		status, message, formatTime(db.now()), runID)
+	if err != nil {
+		return fmt.Errorf("end extraction run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// failInterruptedRuns ends runs that a previous process left running.
+func (db *DB) failInterruptedRuns(ctx context.Context) error {
+	_, err := db.write.ExecContext(ctx,
+		`UPDATE extraction_runs SET status = 'failed', error = 'Interrupted by a restart. Run it again.', finished_at = ?
+		 WHERE status = 'running'`, formatTime(db.now()))
+	return err
+}
+
+// ExtractionMerge is what an extraction adds to a handoff.
+type ExtractionMerge struct {
+	Summary   string
+	Decisions []DecisionCreate
+	Files     []FileRefInput
+	Risks     []RiskInput
+}
+
+// CompleteExtractionRun merges an extraction into the run's handoff and
+// marks the run succeeded, in one transaction: items are appended without
+// touching what people pinned or edited, an item equal to one already
+// there is skipped, and the summary is replaced. If anything is invalid,
+// nothing is merged and the error says what. Returns how many items were added.
+func (db *DB) CompleteExtractionRun(ctx context.Context, runID string, m ExtractionMerge) (int, error) {
+	for i := range m.Decisions {
+		m.Decisions[i].Source = SourceAI
+		if err := m.Decisions[i].validate(); err != nil {
+			return 0, err
+		}
+	}
+	for i := range m.Files {
+		m.Files[i].Source = SourceAI
+		if err := m.Files[i].validate(); err != nil {
+			return 0, err
+		}
+	}
+	for i := range m.Risks {
+		m.Risks[i].Source = SourceAI
+		if err := m.Risks[i].validate(); err != nil {
+			return 0, err
+		}
+	}
+	summary, err := checkText("summary", m.Summary, false)
+	if err != nil {
+		return 0, err
+	}
+
+	added := 0
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		var handoffID string
+		err := tx.QueryRowContext(ctx, `SELECT handoff_id FROM extraction_runs WHERE id = ? AND status = 'running'`, runID).Scan(&handoffID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("running extraction %s: %w", runID, ErrNotFound)
+		} else if err != nil {
+			return err
+		}
+		h := &Handoff{ID: handoffID}
+		if err := findItems(ctx, tx, h); err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, d := range h.Decisions {
+			seen["d:"+sameText(d.Content)] = true
+		}
+		for _, f := range h.Files {
+			seen["f:"+f.Path] = true
+		}
+		for _, r := range h.Risks {
+			seen["r:"+sameText(r.Description)] = true
+		}
+		now := db.now()
+		for _, d := range m.Decisions {
+			if key := "d:" + sameText(d.Content); !seen[key] {
+				seen[key] = true
+				added++
+				now = now.Add(time.Microsecond) // keep the extractor's order
+				if _, err := tx.ExecContext(ctx,
+					`INSERT INTO decisions (id, handoff_id, content, source, confidence, message_ids, created_at, updated_at)
+					 VALUES (?, ?, ?, 'ai-extracted', ?, ?, ?, ?)`,
+					newID(), handoffID, d.Content, d.Confidence, encodeIDs(d.MessageIDs), formatTime(now), formatTime(now)); err != nil {
+					return err
+				}
+			}
+		}
+		for _, f := range m.Files {
+			if key := "f:" + f.Path; !seen[key] {
+				seen[key] = true
+				added++
+				now = now.Add(time.Microsecond)
+				if _, err := tx.ExecContext(ctx,
+					`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at)
+					 VALUES (?, ?, ?, ?, ?, 'ai-extracted', ?, ?, ?)`,
+					newID(), handoffID, f.Path, f.Relevance, f.Context, encodeIDs(f.MessageIDs), formatTime(now), formatTime(now)); err != nil {
+					return err
+				}
+			}
+		}
+		for _, r := range m.Risks {
+			if key := "r:" + sameText(r.Description); !seen[key] {
+				seen[key] = true
+				added++
+				now = now.Add(time.Microsecond)
+				if _, err := tx.ExecContext(ctx,
+					`INSERT INTO risks (id, handoff_id, description, severity, mitigation, source, message_ids, created_at, updated_at)
+					 VALUES (?, ?, ?, ?, ?, 'ai-extracted', ?, ?, ?)`,
+					newID(), handoffID, r.Description, r.Severity, r.Mitigation, encodeIDs(r.MessageIDs), formatTime(now), formatTime(now)); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE handoffs SET summary = ? WHERE id = ?`, summary, handoffID); err != nil {
+			return err
+		}
+		if _, err := touchHandoff(ctx, tx, handoffID, 0, now); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx,
+			`UPDATE extraction_runs SET status = 'succeeded', added = ?, finished_at = ? WHERE id = ?`,
+			added, formatTime(now), runID)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("merge extraction: %w", err)
+	}
+	return added, nil
+}
+
+// sameText folds case, spacing and trailing punctuation, so that "Use JWT."
+// and "use  jwt" count as the same item.
+func sameText(s string) string {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	return strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+}
+
+// Freeze makes an immutable snapshot of a handoff (canonical JSON and its
+// sha256) and marks the handoff frozen. Freezing again makes a new
+// snapshot; earlier ones never change. Returns ErrInvalid if there is no
+// decision to plan from.
+func (db *DB) Freeze(ctx context.Context, handoffID string) (*Snapshot, error) {
+	var sn *Snapshot
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE id = ?`, handoffID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("handoff %s: %w", handoffID, ErrNotFound)
+		} else if err != nil {
+			return err
+		}
+		if err := findItems(ctx, tx, h); err != nil {
+			return err
+		}
+		if len(h.Decisions) == 0 {
+			return invalidf("decisions", "Nothing to plan yet: add at least one decision before you start planning.")
+		}
+		now := db.now()
+		p := SnapshotPayload{HandoffID: h.ID, ThreadID: h.ThreadID, Summary: h.Summary, FrozenAt: now,
+			Decisions: []SnapshotDecision{}, FilesReferenced: []SnapshotFile{}, Risks: []SnapshotRisk{}}
+		for _, d := range h.Decisions {
+			ids := d.MessageIDs
+			if ids == nil {
+				ids = []string{}
+			}
+			p.Decisions = append(p.Decisions, SnapshotDecision{Label: d.Label, ID: d.ID, Content: d.Content,
+				Source: d.Source, Confidence: d.Confidence, MessageIDs: ids})
+		}
+		for _, f := range h.Files {
+			p.FilesReferenced = append(p.FilesReferenced, SnapshotFile{ID: f.ID, Path: f.Path, Relevance: f.Relevance, Context: f.Context})
+		}
+		for _, r := range h.Risks {
+			p.Risks = append(p.Risks, SnapshotRisk{ID: r.ID, Description: r.Description, Severity: r.Severity, Mitigation: r.Mitigation})
+		}
+		b, sum, err := canonicalJSON(&p)
+		if err != nil {
+			return err
+		}
+		sn = &Snapshot{ID: newID(), HandoffID: h.ID, Payload: p, JSON: b, SHA256: sum, CreatedAt: now}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO snapshots (id, handoff_id, payload, sha256, created_at) VALUES (?, ?, ?, ?, ?)`,
+			sn.ID, sn.HandoffID, string(b), sum, formatTime(now)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE handoffs SET status = 'frozen', updated_at = ? WHERE id = ?`, formatTime(now), h.ID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("freeze handoff %s: %w", handoffID, err)
+	}
+	return sn, nil
+}
