@@ -41,7 +41,50 @@
     }
   });
 
-  document.addEventListener("htmx:afterSettle", function () { syncComposer(); scrollToEnd(); });
+  // Review screen: every edit carries the handoff version this page last
+  // saw, so that an edit based on stale content is refused (409).
+  document.addEventListener("htmx:configRequest", function (e) {
+    var v = document.getElementById("handoff-version");
+    if (v && e.detail.elt.closest && e.detail.elt.closest("[data-handoff]")) {
+      e.detail.parameters.version = v.value;
+    }
+  });
+
+  // Escape cancels an inline edit.
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "Escape") return;
+    var form = e.target.closest && e.target.closest("[data-edit-form]");
+    if (!form) return;
+    e.preventDefault();
+    var cancel = form.querySelector("[data-cancel]");
+    if (cancel) cancel.click();
+  });
+
+  // Focus: after an item is removed, the next item's Edit (or the add
+  // field); after an item is saved or its edit cancelled, its Edit button.
+  var focusAfterSwap = null;
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var item = e.detail.elt.closest && e.detail.elt.closest("li.item");
+    if (!item) { focusAfterSwap = null; return; }
+    if (/\/delete$/.test(e.detail.requestConfig.path)) {
+      var next = item.nextElementSibling || item.previousElementSibling;
+      focusAfterSwap = next ? "#" + next.id + " [data-testid=edit]" : "#" + item.closest("section").querySelector("form.add input[type=text]").id;
+    } else {
+      focusAfterSwap = "#" + item.id + " [data-testid=edit]";
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    syncComposer();
+    scrollToEnd();
+    if (focusAfterSwap) {
+      var el = document.querySelector(focusAfterSwap);
+      focusAfterSwap = null;
+      if (el && !document.activeElement.closest("[data-edit-form]")) el.focus();
+    }
+    var go = document.querySelector("[data-redirect]");
+    if (go) window.location.assign(go.getAttribute("data-redirect"));
+  });
   document.addEventListener("htmx:sseMessage", scrollToEnd);
   document.addEventListener("htmx:sseClose", function () { setTimeout(syncComposer, 0); });
   document.addEventListener("DOMContentLoaded", function () { syncComposer(); scrollToEnd(); });

@@ -61,7 +61,7 @@ func bindJSON(c echo.Context, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		switch {
-		case errors.As(err, &mbe):
+		case errors.As(err, &mbe), errors.Is(err, echo.ErrStatusRequestEntityTooLarge):
 			return echo.NewHTTPError(http.StatusRequestEntityTooLarge)
 		case errors.Is(err, io.EOF):
 			return apiError(http.StatusBadRequest, "bad_json", "The request body is empty; send a JSON object.")

@@ -22,9 +22,10 @@ var errShutdown = errors.New("server shutting down")
 // that a second request for the same reply waits instead of starting
 // another model call, and Stop can reach a running one.
 type replyRuns struct {
-	mu   sync.Mutex
-	runs map[string]*replyRun
-	wg   sync.WaitGroup
+	mu     sync.Mutex
+	runs   map[string]*replyRun
+	wg     sync.WaitGroup
+	closed bool // set by stopAll: runs start cancelled from then on
 }
 
 type replyRun struct {
@@ -43,6 +44,9 @@ func (r *replyRuns) start(ctx context.Context, key string) (context.Context, *re
 		return ctx, run, false
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
+	if r.closed {
+		cancel(errShutdown)
+	}
 	run := &replyRun{cancel: cancel, done: make(chan struct{})}
 	r.runs[key] = run
 	r.wg.Add(1)
@@ -72,6 +76,7 @@ func (r *replyRuns) stop(key string, cause error) bool {
 // stopAll cancels every run and waits until they are saved or ctx ends.
 func (r *replyRuns) stopAll(ctx context.Context) error {
 	r.mu.Lock()
+	r.closed = true
 	for _, run := range r.runs {
 		run.cancel(errShutdown)
 	}

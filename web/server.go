@@ -46,6 +46,7 @@ type Server struct {
 	sessions *sessions.CookieStore
 	version  string
 	replies  *replyRuns
+	extracts *extractJobs
 	echo     *echo.Echo
 	started  time.Time
 }
@@ -67,6 +68,7 @@ func New(cfg Config) *Server {
 		sessions: sessions.NewCookieStore(cfg.SessionKey),
 		version:  cfg.Version,
 		replies:  newReplyRuns(),
+		extracts: newExtractJobs(),
 		started:  time.Now(),
 	}
 	s.sessions.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
@@ -90,7 +92,7 @@ func New(cfg Config) *Server {
 
 	modelLimit := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(cfg.ModelRate), Burst: int(10 * cfg.ModelRate), ExpiresIn: 3 * time.Minute,
+			Rate: rate.Limit(cfg.ModelRate), Burst: max(1, int(10*cfg.ModelRate)), ExpiresIn: 3 * time.Minute,
 		}),
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
@@ -108,8 +110,14 @@ func New(cfg Config) *Server {
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteStrictMode,
-		ErrorHandler: func(err error, c echo.Context) error {
-			return echo.NewHTTPError(http.StatusForbidden, "This form has expired or came from another site. Reload the page and try again.")
+		ErrorHandler: func(err error, c echo.Context) error { return errCSRF },
+		// Cross-site writes are refused outright, with the same message;
+		// same-site ones fall back to the token.
+		AllowSecFetchSiteFunc: func(c echo.Context) (bool, error) {
+			if c.Request().Header.Get("Sec-Fetch-Site") == "cross-site" {
+				return false, errCSRF
+			}
+			return false, nil
 		},
 	}))
 	b.GET("/", s.handleHome)
@@ -119,6 +127,18 @@ func New(cfg Config) *Server {
 	b.GET("/t/:id/messages/:mid/reply", s.handleReplyStream, modelLimit)
 	b.POST("/t/:id/messages/:mid/stop", s.handleReplyStop)
 	b.POST("/t/:id/messages/:mid/retry", s.handleReplyRetry, modelLimit)
+	b.POST("/t/:id/messages/:mid/pin", s.handlePin)
+	b.POST("/t/:id/messages/:mid/unpin", s.handleUnpin)
+	b.POST("/t/:id/extract", s.handleExtractStart, modelLimit)
+	b.GET("/t/:id/extract/events", s.handleExtractEvents)
+	b.POST("/t/:id/extract/cancel", s.handleExtractCancel)
+	b.GET("/h/:id", s.handleReviewShow)
+	b.POST("/h/:id/freeze", s.handleFreeze)
+	b.POST("/h/:id/:kind", s.handleItemCreate)
+	b.GET("/h/:id/:kind/:item", s.handleItemShow)
+	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
+	b.POST("/h/:id/:kind/:item", s.handleItemUpdate)
+	b.POST("/h/:id/:kind/:item/delete", s.handleItemDelete)
 
 	// JSON API: for scripts and agents. No cookies are involved, so no
 	// CSRF token; requireJSON refuses what a cross-site form could send.
@@ -127,8 +147,19 @@ func New(cfg Config) *Server {
 	api.POST("/threads", s.handleAPIThreadCreate)
 	api.GET("/threads/:id", s.handleAPIThreadShow)
 	api.POST("/threads/:id/messages", s.handleAPIMessageCreate, modelLimit)
+	api.POST("/threads/:id/messages/:mid/pin", s.handleAPIPin)
+	api.DELETE("/threads/:id/messages/:mid/pin", s.handleAPIUnpin)
+	api.POST("/threads/:id/handoff", s.handleAPIExtract, modelLimit)
+	api.GET("/handoffs/:id", s.handleAPIHandoffShow)
+	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze)
+	api.POST("/handoffs/:id/:kind", s.handleAPIItemCreate)
+	api.PATCH("/handoffs/:id/:kind/:item", s.handleAPIItemUpdate)
+	api.DELETE("/handoffs/:id/:kind/:item", s.handleAPIItemDelete)
+	api.GET("/snapshots/:id", s.handleAPISnapshotShow)
 	return s
 }
+
+var errCSRF = echo.NewHTTPError(http.StatusForbidden, "This form has expired or came from another site. Reload the page and try again.")
 
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
@@ -148,10 +179,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 	}
 }
 
-// Shutdown cancels running replies (they are stored as stopped) and waits
-// for them to be saved, bounded by ctx.
+// Shutdown cancels running replies (they are stored as stopped) and
+// extractions, and waits for them to be saved, bounded by ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	return s.replies.stopAll(ctx)
+	return errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx))
 }
 
 // handleHealth serves GET /healthz.
@@ -165,7 +196,7 @@ func (s *Server) handleHealth(c echo.Context) error {
 }
 
 func isEventStream(c echo.Context) bool {
-	return strings.HasSuffix(c.Path(), "/reply") ||
+	return strings.HasSuffix(c.Path(), "/reply") || strings.HasSuffix(c.Path(), "/events") ||
 		strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream")
 }
 

@@ -55,7 +55,11 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 		// The pending message itself is shown; its reply streams after it.
 		mvs = append(mvs, s.messageView(pending))
 	}
-	return s.render(c, http.StatusOK, views.ThreadPage(s.meta(c, t.Title), t, mvs, pending))
+	ready, err := s.readyState(c, t.ID)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.ThreadPage(s.meta(c, t.Title), t, mvs, pending, ready))
 }
 
 // handleMessageCreate serves POST /t/:id/messages. The message is stored
@@ -95,18 +99,7 @@ func (s *Server) handleReplyStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set(echo.HeaderCacheControl, "no-cache")
-	w.Header().Set("X-Accel-Buffering", "no")
-	// Replies may take longer than the server's write timeout.
-	if err := http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{}); err != nil {
-		s.log.Debug("lift write deadline", "err", err)
-	}
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
-
-	sse := &sseWriter{w: w}
+	sse := startSSE(c)
 	reply, err := s.replyFor(ctx, user, func(text string) error {
 		return sse.send("delta", html.EscapeString(text))
 	})
@@ -195,6 +188,19 @@ func (s *Server) messageViews(msgs []*store.Message) []views.MessageView {
 	return out
 }
 
+// startSSE starts an event stream response. Streams may outlast the
+// server's write timeout, so it is lifted for them.
+func startSSE(c echo.Context) *sseWriter {
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set(echo.HeaderCacheControl, "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{})
+	w.WriteHeader(http.StatusOK)
+	w.Flush()
+	return &sseWriter{w: w}
+}
+
 // sseWriter writes server-sent events and flushes each one.
 type sseWriter struct {
 	w *echo.Response
@@ -208,7 +214,7 @@ func (s *sseWriter) send(event, data string) error {
 	b.WriteString("event: ")
 	b.WriteString(event)
 	b.WriteByte('\n')
-	for line := range strings.SplitSeq(data, "\n") {
+	for line := range strings.SplitSeq(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(data), "\n") {
 		b.WriteString("data: ")
 		b.WriteString(strings.TrimSuffix(line, "\r"))
 		b.WriteByte('\n')

@@ -55,8 +55,9 @@ type Config struct {
 	// HTTPClient sends the requests. When nil, a client with its own
 	// connection pool and a response-header timeout is used.
 	HTTPClient *http.Client
-	// Timeout bounds each attempt, the stream included. Zero means no bound
-	// beyond the caller's context.
+	// Timeout bounds each attempt, the stream included. An attempt that runs
+	// out of time before the reply begins is retried like a connection error.
+	// Zero means no bound beyond the caller's context.
 	Timeout time.Duration
 	// Logger receives one line per model call. Nil discards them.
 	Logger *slog.Logger
@@ -164,16 +165,24 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request, emit func(agen
 	defer stream.Close()
 
 	var (
-		msg     sdk.Message
-		stopped bool
+		msg        sdk.Message
+		stopped    bool
+		brokenTool string // a tool call whose input is not JSON
 	)
 	for stream.Next() {
 		event := stream.Current()
-		if event.Type == "content_block_stop" {
-			// The accumulator quietly replaces tool input that is not JSON
-			// with {} when the block stops; catch it before that happens.
-			if err := checkToolInput(&msg, event.Index); err != nil {
-				return nil, p.failed(ctx, start, err)
+		// The accumulator quietly replaces tool input that is not JSON with
+		// {} when its block stops; catch it before that happens.
+		switch event.Type {
+		case "content_block_stop":
+			if name, ok := brokenToolInput(&msg, event.Index); ok && brokenTool == "" {
+				brokenTool = name
+			}
+		case "message_stop":
+			for i := range msg.Content {
+				if name, ok := brokenToolInput(&msg, int64(i)); ok && brokenTool == "" {
+					brokenTool = name
+				}
 			}
 		}
 		if err := msg.Accumulate(event); err != nil {
@@ -198,6 +207,13 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request, emit func(agen
 	}
 	if !stopped {
 		return nil, p.failed(ctx, start, malformed("the stream ended before message_stop", nil))
+	}
+	if brokenTool != "" {
+		what := "the input of tool call " + quote(brokenTool) + " is not JSON"
+		if msg.StopReason == sdk.StopReasonMaxTokens {
+			what = "the reply hit max_tokens in the middle of tool call " + quote(brokenTool) + "; raise the request's MaxTokens"
+		}
+		return nil, p.failed(ctx, start, malformed(what, nil))
 	}
 
 	reply, err := p.reply(&msg, schemaTool)
@@ -234,17 +250,17 @@ func deltaText(msg *sdk.Message, event sdk.MessageStreamEventUnion, schemaTool s
 	return ""
 }
 
-// checkToolInput reports a tool_use block at index whose streamed input is
-// not JSON.
-func checkToolInput(msg *sdk.Message, index int64) error {
+// brokenToolInput reports the name of the tool_use block at index if its
+// streamed input is not JSON.
+func brokenToolInput(msg *sdk.Message, index int64) (string, bool) {
 	if index < 0 || index >= int64(len(msg.Content)) {
-		return nil // Accumulate reports the bad index
+		return "", false // Accumulate reports the bad index
 	}
 	block := msg.Content[index]
 	if block.Type == "tool_use" && len(block.Input) > 0 && !jsonValid(block.Input) {
-		return malformed("the input of tool call "+quote(block.Name)+" is not JSON", nil)
+		return block.Name, true
 	}
-	return nil
+	return "", false
 }
 
 // reply turns an accumulated message into an agent.Reply.

@@ -625,6 +625,9 @@ func TestMalformed(t *testing.T) {
 		{"tool input not JSON", func(w http.ResponseWriter) {
 			streamEvents(w, messageStart("msg_j", 1), toolStart(0, "toolu_1", "t"), jsonDelta(0, `{"a": `), blockStop(0), messageDelta("tool_use", 2), messageStop())
 		}},
+		{"tool input not JSON, block never stopped", func(w http.ResponseWriter) {
+			streamEvents(w, messageStart("msg_k", 1), toolStart(0, "toolu_1", "t"), jsonDelta(0, `{"a": `), messageDelta("tool_use", 2), messageStop())
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -633,6 +636,62 @@ func TestMalformed(t *testing.T) {
 			_, err := p.Stream(context.Background(), userText("hi"), func(agent.Delta) error { return nil })
 			assertKind(t, err, agent.ErrMalformed)
 		})
+	}
+}
+
+func TestToolCallCutByMaxTokens(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		streamEvents(w, messageStart("msg_m", 1), toolStart(0, "toolu_1", "add_decision"), jsonDelta(0, `{"content": "Use Postg`), blockStop(0), messageDelta("max_tokens", 64), messageStop())
+	})
+	p := newProvider(t, f, anthropic.Config{})
+	_, err := p.Stream(context.Background(), userText("hi"), func(agent.Delta) error { return nil })
+	e := assertKind(t, err, agent.ErrMalformed)
+	if !strings.Contains(e.Message, "max_tokens") {
+		t.Fatalf("Message=%q, want it to name max_tokens", e.Message)
+	}
+}
+
+func TestCallerDeadline(t *testing.T) {
+	var f *fake
+	f = newFake(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		streamEvents(w, messageStart("msg_d", 5), textStart(0), textDelta(0, "Hel"))
+		select {
+		case <-r.Context().Done():
+		case <-f.release:
+		}
+	})
+	p := newProvider(t, f, anthropic.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := p.Stream(ctx, userText("hi"), func(agent.Delta) error { return nil })
+	assertKind(t, err, agent.ErrTimeout)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err=%v, want it to wrap context.DeadlineExceeded", err)
+	}
+}
+
+func TestTimeoutBeforeReplyRetried(t *testing.T) {
+	var f *fake
+	f = newFake(t, func(w http.ResponseWriter, r *http.Request, attempt int) {
+		if attempt == 1 {
+			select {
+			case <-r.Context().Done():
+			case <-f.release:
+			}
+			return
+		}
+		streamEvents(w, textStream()...)
+	})
+	p := newProvider(t, f, anthropic.Config{Timeout: 100 * time.Millisecond, MaxRetries: 1})
+	reply, err := p.Stream(context.Background(), userText("hi"), func(agent.Delta) error { return nil })
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	if got, want := reply.Text(), "Hello, world!"; got != want {
+		t.Fatalf("Text=%q, want %q", got, want)
+	}
+	if got, want := f.attempts(), 2; got != want {
+		t.Fatalf("attempts=%d, want %d", got, want)
 	}
 }
 

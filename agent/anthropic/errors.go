@@ -25,10 +25,8 @@ const offline = "switch BATON_PROVIDER=offline"
 // mapError turns what the SDK returned into what Stream returns: an error
 // wrapping ctx.Err() when the caller gave up, an *agent.Error otherwise.
 func (p *Provider) mapError(ctx context.Context, err error) error {
-	var e *agent.Error
-	if errors.As(err, &e) {
-		return err
-	}
+	// The caller giving up explains whatever else went wrong, even a stream
+	// that merely looks cut short.
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
 			return &agent.Error{
@@ -37,6 +35,10 @@ func (p *Provider) mapError(ctx context.Context, err error) error {
 			}
 		}
 		return fmt.Errorf("anthropic: model call cancelled: %w", ctxErr)
+	}
+	var e *agent.Error
+	if errors.As(err, &e) {
+		return err
 	}
 
 	var apiErr *sdk.Error
@@ -129,7 +131,7 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 func malformed(what string, err error) *agent.Error {
 	return &agent.Error{
 		Provider: Name, Kind: agent.ErrMalformed, Err: err,
-		Message: "Anthropic's reply could not be read: " + what + ". Try again, or check ANTHROPIC_BASE_URL points at the Messages API.",
+		Message: "The reply from Anthropic could not be read: " + what + ". Try again, or check that ANTHROPIC_BASE_URL points at the Messages API.",
 	}
 }
 

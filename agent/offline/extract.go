@@ -49,9 +49,17 @@ type transcript struct {
 	proposals map[int]*sentence
 }
 
+// digestHeader opens every reply of the offline partner. Those replies
+// restate the conversation, so the rules skip them: reading them would count
+// everything twice and take the digest's own words for the team's.
+const digestHeader = "**Offline digest**"
+
 func newTranscript(msgs []agent.TranscriptMessage) *transcript {
 	t := &transcript{msgs: msgs, sents: make([][]sentence, len(msgs))}
 	for i, m := range msgs {
+		if m.Role == agent.RoleAssistant && strings.HasPrefix(m.Content, digestHeader) {
+			continue
+		}
 		t.sents[i] = splitMessage(i, m)
 		t.all = append(t.all, t.sents[i]...)
 	}

@@ -21,8 +21,13 @@ const chunkWords = 4
 // the same for the same request. It is streamed in deltas of a few words;
 // ctx is checked between deltas, and when it is cancelled Stream returns the
 // reply so far together with ctx's error. When req.Schema is set the reply is
-// the extraction JSON instead. Tools are ignored.
+// the extraction JSON instead. A request of the plan agent (see
+// isPlanRequest) is answered by the offline plan policy; other tools are
+// ignored.
 func (p *Provider) Stream(ctx context.Context, req agent.Request, emit func(agent.Delta) error) (*agent.Reply, error) {
+	if isPlanRequest(req) {
+		return p.streamPlan(ctx, req, emit)
+	}
 	start := time.Now()
 	msgs := transcriptOf(req.Messages)
 	var text string
@@ -114,7 +119,7 @@ func chunks(s string, n int) []string {
 // digest renders what the offline partner says about a conversation.
 func digest(msgs []agent.TranscriptMessage) string {
 	var b strings.Builder
-	b.WriteString("**Offline digest** (no model configured)\n\n")
+	b.WriteString(digestHeader + " (no model configured)\n\n")
 	if len(msgs) == 0 {
 		b.WriteString("Nothing to digest yet. What are you trying to build or change?\n")
 		return b.String()

@@ -25,10 +25,8 @@ const offline = "switch BATON_PROVIDER=offline"
 // mapError turns what the SDK returned into what Stream returns: an error
 // wrapping ctx.Err() when the caller gave up, an *agent.Error otherwise.
 func (p *Provider) mapError(ctx context.Context, err error) error {
-	var e *agent.Error
-	if errors.As(err, &e) {
-		return err
-	}
+	// The caller giving up explains whatever else went wrong, even a stream
+	// that merely looks cut short.
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
 			return &agent.Error{
@@ -37,6 +35,10 @@ func (p *Provider) mapError(ctx context.Context, err error) error {
 			}
 		}
 		return fmt.Errorf("openai: model call cancelled: %w", ctxErr)
+	}
+	var e *agent.Error
+	if errors.As(err, &e) {
+		return err
 	}
 
 	var apiErr *sdk.Error
@@ -155,7 +157,7 @@ func (p *Provider) mapStreamError(streamErr *ssestream.StreamError) *agent.Error
 
 // malformed is the error for a stream that makes no sense.
 func (p *Provider) malformed(what string, err error) *agent.Error {
-	msg := p.name() + "'s reply could not be read: " + what + ". Try again"
+	msg := "The reply from " + p.name() + " could not be read: " + what + ". Try again"
 	if !p.official {
 		msg += ", or check that OPENAI_BASE_URL points at an OpenAI-compatible /v1 endpoint"
 	}

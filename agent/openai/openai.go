@@ -59,8 +59,9 @@ type Config struct {
 	// HTTPClient sends the requests. When nil, a client with its own
 	// connection pool and a response-header timeout is used.
 	HTTPClient *http.Client
-	// Timeout bounds each attempt, the stream included. Zero means no bound
-	// beyond the caller's context.
+	// Timeout bounds each attempt, the stream included. The SDK does not
+	// retry an attempt that ran out of time. Zero means no bound beyond the
+	// caller's context.
 	Timeout time.Duration
 	// Logger receives one line per model call. Nil discards them.
 	Logger *slog.Logger
@@ -274,6 +275,9 @@ func (p *Provider) reply(acc *sdk.ChatCompletionAccumulator, usage *sdk.Completi
 			args = "{}"
 		}
 		if !jsonValid(args) {
+			if choice.FinishReason == "length" {
+				return nil, p.malformed("the reply hit the token limit in the middle of tool call "+strconv.Quote(call.Function.Name)+"; raise the request's MaxTokens", nil)
+			}
 			return nil, p.malformed("the arguments of tool call "+strconv.Quote(call.Function.Name)+" are not JSON", nil)
 		}
 		if call.Function.Name == "" {

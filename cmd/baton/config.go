@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton/agent"
+	"github.com/baton-dev/baton/agent/anthropic"
 	"github.com/baton-dev/baton/agent/offline"
+	"github.com/baton-dev/baton/agent/openai"
 )
 
 // config is what flags and the environment set. Flags override the environment.
@@ -60,6 +62,10 @@ func (c *config) newProvider(log *slog.Logger) (agent.Provider, error) {
 	switch strings.ToLower(c.Provider) {
 	case "offline", "":
 		return offline.New(), nil
+	case anthropic.Name:
+		return anthropic.New(anthropic.Config{APIKey: c.AnthropicKey, BaseURL: c.AnthropicBaseURL, Model: c.Model, Logger: log})
+	case openai.Name:
+		return openai.New(openai.Config{APIKey: c.OpenAIKey, BaseURL: c.OpenAIBaseURL, Model: c.Model, Logger: log})
 	}
 	return nil, &exitCodeError{code: 2, err: fmt.Errorf("unknown provider %q: use offline, anthropic or openai (BATON_PROVIDER)", c.Provider)}
 }

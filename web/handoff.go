@@ -1,0 +1,465 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/agent"
+	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/views"
+)
+
+// handlePin serves POST /t/:id/messages/:mid/pin: the reply becomes a
+// user-pinned decision of the thread's handoff.
+func (s *Server) handlePin(c echo.Context) error {
+	ctx := c.Request().Context()
+	if _, _, err := s.db.PinMessage(ctx, c.Param("id"), c.Param("mid")); err != nil {
+		return err
+	}
+	return s.renderPinned(c)
+}
+
+// handleUnpin serves POST /t/:id/messages/:mid/unpin: the pinned decision is removed.
+func (s *Server) handleUnpin(c echo.Context) error {
+	if err := s.db.UnpinMessage(c.Request().Context(), c.Param("id"), c.Param("mid")); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return s.renderPinned(c)
+}
+
+func (s *Server) renderPinned(c echo.Context) error {
+	ctx := c.Request().Context()
+	threadID := c.Param("id")
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/t/"+threadID+"#msg-"+c.Param("mid"))
+	}
+	m, err := s.db.FindMessageByID(ctx, threadID, c.Param("mid"))
+	if err != nil {
+		return err
+	}
+	ready, err := s.readyState(c, threadID)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, templ.Join(views.MessageItem(s.csrf(c), s.messageView(m)), views.PinCount(ready.Pins, true)))
+}
+
+// readyState gathers what the "Ready to plan" bar shows.
+func (s *Server) readyState(c echo.Context, threadID string) (views.Ready, error) {
+	r := views.Ready{ThreadID: threadID, Running: s.extracts.find(threadID) != nil}
+	h, err := s.db.FindHandoffByThread(c.Request().Context(), threadID)
+	if errors.Is(err, store.ErrNotFound) {
+		return r, nil
+	} else if err != nil {
+		return r, err
+	}
+	r.HandoffID = h.ID
+	for _, d := range h.Decisions {
+		if d.PinnedMessageID != "" {
+			r.Pins++
+		}
+	}
+	return r, nil
+}
+
+// handleExtractStart serves POST /t/:id/extract ("Ready to plan"): it
+// starts the extraction in the background and returns the progress bar,
+// which follows it over SSE. A second click joins the running extraction.
+func (s *Server) handleExtractStart(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	j, err := s.startExtraction(ctx, t)
+	if err != nil {
+		return err
+	}
+	if !isHTMX(c) {
+		// Without JavaScript there is no progress to watch: wait for it.
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			j.cancel(errLeft)
+			return ctx.Err()
+		}
+		return s.redirectAfterExtraction(c, t.ID, j.run)
+	}
+	ready, err := s.readyState(c, t.ID)
+	if err != nil {
+		return err
+	}
+	ready.Running = true
+	return s.render(c, http.StatusOK, views.ReadyBar(s.csrf(c), ready))
+}
+
+func (s *Server) redirectAfterExtraction(c echo.Context, threadID string, run *store.ExtractionRun) error {
+	last, err := s.db.FindLatestExtractionRun(c.Request().Context(), run.HandoffID)
+	if err != nil {
+		return err
+	}
+	if last.Status == store.RunSucceeded {
+		return c.Redirect(http.StatusSeeOther, "/h/"+run.HandoffID)
+	}
+	s.setFlash(c, last.Error)
+	return c.Redirect(http.StatusSeeOther, "/t/"+threadID)
+}
+
+// handleExtractEvents serves GET /t/:id/extract/events: "progress" events
+// while the thread's extraction runs, then one "done" event with the bar in
+// its final state (on success it sends the page to the review screen).
+// Closing the page cancels the extraction.
+func (s *Server) handleExtractEvents(c echo.Context) error {
+	ctx := c.Request().Context()
+	threadID := c.Param("id")
+	if _, err := s.db.FindThreadByID(ctx, threadID); err != nil {
+		return err
+	}
+	sse := startSSE(c)
+	if j := s.extracts.find(threadID); j != nil {
+		unwatch := j.watch()
+		defer unwatch()
+		for {
+			msg, changed := j.snapshot()
+			if err := sse.send("progress", templ.EscapeString(msg)); err != nil {
+				return nil
+			}
+			select {
+			case <-changed:
+			case <-j.done:
+				goto finished
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+finished:
+	ready, err := s.readyState(c, threadID)
+	if err != nil {
+		return err
+	}
+	if ready.HandoffID != "" {
+		if last, err := s.db.FindLatestExtractionRun(ctx, ready.HandoffID); err == nil {
+			switch last.Status {
+			case store.RunSucceeded:
+				if time.Since(last.FinishedAt) < time.Minute {
+					ready.Redirect = "/h/" + ready.HandoffID
+					ready.Notice = fmt.Sprintf("Added %d items. Opening the review…", last.Added)
+				}
+			case store.RunFailed:
+				ready.Error = last.Error
+			case store.RunCancelled:
+				ready.Notice = last.Error
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := views.ReadyBar(s.csrf(c), ready).Render(ctx, &buf); err != nil {
+		return err
+	}
+	return sse.send("done", buf.String())
+}
+
+// handleExtractCancel serves POST /t/:id/extract/cancel.
+func (s *Server) handleExtractCancel(c echo.Context) error {
+	if j := s.extracts.find(c.Param("id")); j != nil {
+		j.cancel(errors.New("cancelled by the user"))
+	}
+	if isHTMX(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, "/t/"+c.Param("id"))
+}
+
+// handleReviewShow serves GET /h/:id: the review screen.
+func (s *Server) handleReviewShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	h, err := s.db.FindHandoffByID(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	t, err := s.db.FindThreadByID(ctx, h.ThreadID)
+	if err != nil {
+		return err
+	}
+	snaps, err := s.db.FindSnapshots(ctx, h.ID)
+	if err != nil {
+		return err
+	}
+	r := views.Review{Handoff: h, Thread: t, Editing: c.QueryParam("edit"), Snapshots: snaps}
+	if run, err := s.db.FindLatestExtractionRun(ctx, h.ID); err == nil {
+		r.LastRun = run
+	}
+	return s.render(c, http.StatusOK, views.ReviewPage(s.meta(c, "Review: "+t.Title), r))
+}
+
+// formVersion is the handoff version a form was built from; 0 skips the check.
+func formVersion(c echo.Context) int {
+	v, _ := strconv.Atoi(c.FormValue("version"))
+	return v
+}
+
+// itemKind describes one of the review screen's three lists.
+type itemKind struct {
+	name   string // decisions, files, risks
+	view   func(csrf string, h *store.Handoff, id string) templ.Component
+	edit   func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component
+	create func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error)
+	update func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error)
+	delete func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error)
+}
+
+func findDecision(h *store.Handoff, id string) *store.Decision {
+	for _, d := range h.Decisions {
+		if d.ID == id {
+			return d
+		}
+	}
+	return nil
+}
+
+func findFile(h *store.Handoff, id string) *store.FileRef {
+	for _, f := range h.Files {
+		if f.ID == id {
+			return f
+		}
+	}
+	return nil
+}
+
+func findRisk(h *store.Handoff, id string) *store.Risk {
+	for _, r := range h.Risks {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// cleanFilePath applies the conversation path rules to a path people type.
+func cleanFilePath(raw string) (string, error) {
+	p, ok := agent.CleanPath(raw)
+	if !ok {
+		return "", &store.ValidationError{Field: "path", Message: fmt.Sprintf(
+			"%q is not a path inside the project: use a relative path like src/app.go (no leading /, ~, .., drive letters, URLs or backslashes).", raw)}
+	}
+	return p, nil
+}
+
+var itemKinds = map[string]itemKind{
+	"decisions": {
+		name: "decisions",
+		view: func(csrf string, h *store.Handoff, id string) templ.Component {
+			return views.DecisionItem(csrf, h, findDecision(h, id))
+		},
+		edit: func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
+			d := findDecision(h, id)
+			draft := d.Content
+			if c != nil {
+				draft = c.FormValue("content")
+			}
+			return views.DecisionEdit(csrf, h, d, draft, conflict)
+		},
+		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
+			_, ch, err := s.db.CreateDecision(c.Request().Context(), h.ID, store.DecisionCreate{Content: c.FormValue("content")}, version)
+			return ch, err
+		},
+		update: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
+			_, ch, err := s.db.UpdateDecision(c.Request().Context(), h.ID, id, c.FormValue("content"), version)
+			return ch, err
+		},
+		delete: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
+			return s.db.DeleteDecision(c.Request().Context(), h.ID, id, version)
+		},
+	},
+	"files": {
+		name: "files",
+		view: func(csrf string, h *store.Handoff, id string) templ.Component {
+			return views.FileItem(csrf, h, findFile(h, id))
+		},
+		edit: func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
+			f := findFile(h, id)
+			if c == nil {
+				return views.FileEdit(csrf, h, f, f.Path, string(f.Relevance), f.Context, "")
+			}
+			return views.FileEdit(csrf, h, f, c.FormValue("path"), c.FormValue("relevance"), c.FormValue("context"), conflict)
+		},
+		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
+			p, err := cleanFilePath(c.FormValue("path"))
+			if err != nil {
+				return store.Change{}, err
+			}
+			return s.db.CreateFileRef(c.Request().Context(), h.ID, store.FileRefInput{Path: p,
+				Relevance: store.Level(c.FormValue("relevance")), Context: c.FormValue("context")}, version)
+		},
+		update: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
+			p, err := cleanFilePath(c.FormValue("path"))
+			if err != nil {
+				return store.Change{}, err
+			}
+			return s.db.UpdateFileRef(c.Request().Context(), h.ID, id, store.FileRefInput{Path: p,
+				Relevance: store.Level(c.FormValue("relevance")), Context: c.FormValue("context")}, version)
+		},
+		delete: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
+			return s.db.DeleteFileRef(c.Request().Context(), h.ID, id, version)
+		},
+	},
+	"risks": {
+		name: "risks",
+		view: func(csrf string, h *store.Handoff, id string) templ.Component {
+			return views.RiskItem(csrf, h, findRisk(h, id))
+		},
+		edit: func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
+			r := findRisk(h, id)
+			if c == nil {
+				return views.RiskEdit(csrf, h, r, r.Description, string(r.Severity), r.Mitigation, "")
+			}
+			return views.RiskEdit(csrf, h, r, c.FormValue("description"), c.FormValue("severity"), c.FormValue("mitigation"), conflict)
+		},
+		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
+			return s.db.CreateRisk(c.Request().Context(), h.ID, store.RiskInput{Description: c.FormValue("description"),
+				Severity: store.Level(c.FormValue("severity")), Mitigation: c.FormValue("mitigation")}, version)
+		},
+		update: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
+			return s.db.UpdateRisk(c.Request().Context(), h.ID, id, store.RiskInput{Description: c.FormValue("description"),
+				Severity: store.Level(c.FormValue("severity")), Mitigation: c.FormValue("mitigation")}, version)
+		},
+		delete: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
+			return s.db.DeleteRisk(c.Request().Context(), h.ID, id, version)
+		},
+	},
+}
+
+// reviewItem loads the handoff and checks the kind and item of a review route.
+func (s *Server) reviewItem(c echo.Context) (*store.Handoff, itemKind, string, error) {
+	kind, ok := itemKinds[c.Param("kind")]
+	if !ok {
+		return nil, kind, "", echo.NewHTTPError(http.StatusNotFound)
+	}
+	h, err := s.db.FindHandoffByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return nil, kind, "", err
+	}
+	id := c.Param("item")
+	if id != "" && findDecision(h, id) == nil && findFile(h, id) == nil && findRisk(h, id) == nil {
+		return nil, kind, "", fmt.Errorf("item %s: %w", id, store.ErrNotFound)
+	}
+	return h, kind, id, nil
+}
+
+// handleItemShow serves GET /h/:id/:kind/:item: one item in view mode (Cancel).
+func (s *Server) handleItemShow(c echo.Context) error {
+	h, kind, id, err := s.reviewItem(c)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, templ.Join(kind.view(s.csrf(c), h, id), views.VersionField(h.Version, true)))
+}
+
+// handleItemEdit serves GET /h/:id/:kind/:item/edit: one item in edit mode.
+func (s *Server) handleItemEdit(c echo.Context) error {
+	h, kind, id, err := s.reviewItem(c)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, kind.edit(s.csrf(c), h, id, nil, ""))
+}
+
+// handleItemCreate serves POST /h/:id/:kind: add a decision, file or risk.
+func (s *Server) handleItemCreate(c echo.Context) error {
+	h, kind, _, err := s.reviewItem(c)
+	if err != nil {
+		return err
+	}
+	ch, err := kind.create(s, c, h, formVersion(c))
+	if err != nil {
+		return err
+	}
+	return s.renderChange(c, kind, ch, http.StatusCreated)
+}
+
+// handleItemUpdate serves POST /h/:id/:kind/:item: save an edit. A stale
+// edit gets 409 with the draft kept and the way to reload the item.
+func (s *Server) handleItemUpdate(c echo.Context) error {
+	h, kind, id, err := s.reviewItem(c)
+	if err != nil {
+		return err
+	}
+	ch, err := kind.update(s, c, h, id, formVersion(c))
+	var conflict *store.VersionConflict
+	if errors.As(err, &conflict) {
+		if !isHTMX(c) {
+			s.setFlash(c, "Someone else changed this handoff, so your edit was not saved. Here is the current version.")
+			return c.Redirect(http.StatusSeeOther, "/h/"+h.ID+"?edit="+id+"#item-"+id)
+		}
+		msg := "Someone else changed this handoff since you opened it. Your draft is kept below: save to replace their version, or discard it and reload the item."
+		return s.render(c, http.StatusConflict, templ.Join(kind.edit(s.csrf(c), h, id, c, msg), views.VersionField(h.Version, true)))
+	}
+	if err != nil {
+		return err
+	}
+	return s.renderChange(c, kind, ch, http.StatusOK)
+}
+
+// handleItemDelete serves POST /h/:id/:kind/:item/delete: remove for good.
+func (s *Server) handleItemDelete(c echo.Context) error {
+	h, kind, id, err := s.reviewItem(c)
+	if err != nil {
+		return err
+	}
+	ch, err := kind.delete(s, c, h, id, formVersion(c))
+	if err != nil {
+		return err
+	}
+	ch.ID = ""
+	return s.renderChange(c, kind, ch, http.StatusOK)
+}
+
+// renderChange answers an edit: the item (none after a delete) and, out of
+// band, the counts, version and footer. Plain forms are redirected.
+func (s *Server) renderChange(c echo.Context, kind itemKind, ch store.Change, status int) error {
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/h/"+c.Param("id")+"#"+kind.name+"-h")
+	}
+	h, err := s.db.FindHandoffByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	parts := []templ.Component{views.ReviewChanged(s.csrf(c), h)}
+	if ch.ID != "" {
+		parts = append([]templ.Component{kind.view(s.csrf(c), h, ch.ID)}, parts...)
+	}
+	return s.render(c, status, templ.Join(parts...))
+}
+
+// handleFreeze serves POST /h/:id/freeze ("Start planning"): an immutable
+// snapshot of the handoff as it is now.
+func (s *Server) handleFreeze(c echo.Context) error {
+	sn, err := s.db.Freeze(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		if !isHTMX(c) && errors.Is(err, store.ErrInvalid) {
+			s.setFlash(c, errorStatus(err).Message)
+			return c.Redirect(http.StatusSeeOther, "/h/"+c.Param("id"))
+		}
+		return err
+	}
+	return s.afterFreeze(c, sn)
+}
+
+// afterFreeze answers a freeze: back to the review screen, which lists the
+// new snapshot.
+func (s *Server) afterFreeze(c echo.Context, sn *store.Snapshot) error {
+	s.setFlash(c, fmt.Sprintf("Frozen: snapshot sha256 %s with %d decisions.", sn.SHA256[:12], len(sn.Payload.Decisions)))
+	if isHTMX(c) {
+		c.Response().Header().Set("HX-Redirect", "/h/"+sn.HandoffID)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.Redirect(http.StatusSeeOther, "/h/"+sn.HandoffID)
+}
