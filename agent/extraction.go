@@ -1,5 +1,7 @@
 package agent
 
+import "encoding/json"
+
 // Extraction is what "Ready to plan" takes from a brainstorm. Its JSON names
 // are a contract shared with the eval scorer and other programs.
 type Extraction struct {
@@ -14,7 +16,7 @@ type Extraction struct {
 type ExtractedDecision struct {
 	Content    string  `json:"content"`
 	Confidence float64 `json:"confidence"`
-	Sources    []int   `json:"sources,omitempty"`
+	Sources    []int   `json:"sources"`
 }
 
 // Relevance of a file to the work: high, medium or low.
@@ -32,7 +34,7 @@ type ExtractedFile struct {
 	Path      string    `json:"path"`
 	Relevance Relevance `json:"relevance"`
 	Context   string    `json:"context"`
-	Sources   []int     `json:"sources,omitempty"`
+	Sources   []int     `json:"sources"`
 }
 
 // Severity of a risk: high, medium or low.
@@ -49,12 +51,39 @@ const (
 type ExtractedRisk struct {
 	Description string   `json:"description"`
 	Severity    Severity `json:"severity"`
-	Mitigation  string   `json:"mitigation,omitempty"`
-	Sources     []int    `json:"sources,omitempty"`
+	Mitigation  string   `json:"mitigation"`
+	Sources     []int    `json:"sources"`
 }
 
 // TranscriptMessage is one message of a transcript given to an extractor.
 type TranscriptMessage struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content"`
+}
+
+// MarshalJSON writes empty lists as [] rather than null, so that the JSON
+// always matches the extraction schema.
+func (x Extraction) MarshalJSON() ([]byte, error) {
+	type plain Extraction
+	p := plain(x)
+	p.Decisions = nonNil(p.Decisions)
+	p.FilesReferenced = nonNil(p.FilesReferenced)
+	p.Risks = nonNil(p.Risks)
+	for i := range p.Decisions {
+		p.Decisions[i].Sources = nonNil(p.Decisions[i].Sources)
+	}
+	for i := range p.FilesReferenced {
+		p.FilesReferenced[i].Sources = nonNil(p.FilesReferenced[i].Sources)
+	}
+	for i := range p.Risks {
+		p.Risks[i].Sources = nonNil(p.Risks[i].Sources)
+	}
+	return json.Marshal(p)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -120,6 +120,11 @@ func (p slowProvider) Stream(ctx context.Context, req agent.Request, emit func(a
 	})
 }
 
+// Extract keeps the offline rule-based extractor (the wrapper would hide it).
+func (p slowProvider) Extract(ctx context.Context, msgs []agent.TranscriptMessage) (agent.Extraction, error) {
+	return p.Provider.(agent.Extractor).Extract(ctx, msgs)
+}
+
 func newServer(t *testing.T) (*httptest.Server, *store.DB) {
 	t.Helper()
 	db := store.MustOpen(t)
