@@ -110,7 +110,7 @@ func New(cfg Config) *Server {
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteStrictMode,
-		ErrorHandler: func(err error, c echo.Context) error { return errCSRF },
+		ErrorHandler:   func(err error, c echo.Context) error { return errCSRF },
 		// Cross-site writes are refused outright, with the same message;
 		// same-site ones fall back to the token.
 		AllowSecFetchSiteFunc: func(c echo.Context) (bool, error) {
