@@ -110,6 +110,9 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	if err := db.failInterruptedRuns(ctx); err != nil {
 		return nil, err
 	}
+	if err := db.failInterruptedPlans(ctx); err != nil {
+		return nil, err
+	}
 	return db, nil
 }
 
