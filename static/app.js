@@ -86,6 +86,19 @@
     if (go) window.location.assign(go.getAttribute("data-redirect"));
   });
   document.addEventListener("htmx:sseMessage", scrollToEnd);
+
+  // "Copy as markdown": the source is in the element data-copy names.
+  document.addEventListener("click", function (e) {
+    var btn = e.target.closest && e.target.closest("[data-copy]");
+    if (!btn) return;
+    var src = document.querySelector(btn.getAttribute("data-copy"));
+    if (!src || !navigator.clipboard) return;
+    navigator.clipboard.writeText(src.value || src.textContent).then(function () {
+      var label = btn.textContent;
+      btn.textContent = "Copied";
+      setTimeout(function () { btn.textContent = label; }, 1500);
+    });
+  });
   document.addEventListener("htmx:sseClose", function () { setTimeout(syncComposer, 0); });
   document.addEventListener("DOMContentLoaded", function () { syncComposer(); scrollToEnd(); });
 })();

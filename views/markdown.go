@@ -6,17 +6,20 @@ import (
 	"regexp"
 	"sync"
 
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	"github.com/yuin/goldmark/renderer"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
 )
 
 // Markdown renders untrusted markdown (messages, model output) to safe
-// HTML: GFM through goldmark, raw HTML shown as text, images shown as
+// HTML: GFM through goldmark, code highlighted with CSS classes (no inline
+// styles: the CSP forbids them), raw HTML shown as text, images shown as
 // links (never loaded), then sanitized by bluemonday. Results are cached by
 // source text, so re-rendering an unchanged thread is cheap.
 type Markdown struct {
@@ -35,6 +38,10 @@ func NewMarkdown() *Markdown {
 		goldmark.WithExtensions(
 			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
 			extension.Strikethrough, extension.TaskList, extension.Linkify,
+			highlighting.NewHighlighting(
+				highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+				highlighting.WithGuessLanguage(false),
+			),
 		),
 		goldmark.WithRendererOptions(
 			renderer.WithNodeRenderers(util.Prioritized(untrustedRenderer{}, 100)),
@@ -48,7 +55,8 @@ func NewMarkdown() *Markdown {
 	p.RequireNoFollowOnLinks(true)
 	p.RequireNoReferrerOnLinks(true)
 	p.AddTargetBlankToFullyQualifiedLinks(true)
-	p.AllowAttrs("class").Matching(regexp.MustCompile(`^(language-[\w+-]+|image-link|chroma|[a-z]{1,3})$`)).OnElements("code", "pre", "span", "a")
+	// Chroma's classes are short lower-case names (k, nf, s2, line, cl).
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^(language-[\w+-]+|image-link|chroma|line|[a-z][a-z0-9]{0,3})$`)).OnElements("code", "pre", "span", "a")
 	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|right|center)$`)).OnElements("th", "td")
 	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
 	p.AllowAttrs("checked", "disabled").OnElements("input")

@@ -83,7 +83,10 @@ func (s *Server) handleExtractStart(c echo.Context) error {
 		return err
 	}
 	if !isHTMX(c) {
-		// Without JavaScript there is no progress to watch: wait for it.
+		// Without JavaScript there is no progress to watch: wait for it, as
+		// a watcher, so that the orphan timer does not cancel it.
+		unwatch := j.watch()
+		defer unwatch()
 		select {
 		case <-j.done:
 		case <-ctx.Done():
@@ -348,7 +351,9 @@ func (s *Server) reviewItem(c echo.Context) (*store.Handoff, itemKind, string, e
 		return nil, kind, "", err
 	}
 	id := c.Param("item")
-	if id != "" && findDecision(h, id) == nil && findFile(h, id) == nil && findRisk(h, id) == nil {
+	// The item must be of the route's kind: a decision's id under /files/ is not found.
+	found := map[string]bool{"decisions": findDecision(h, id) != nil, "files": findFile(h, id) != nil, "risks": findRisk(h, id) != nil}
+	if id != "" && !found[kind.name] {
 		return nil, kind, "", fmt.Errorf("item %s: %w", id, store.ErrNotFound)
 	}
 	return h, kind, id, nil
@@ -451,15 +456,4 @@ func (s *Server) handleFreeze(c echo.Context) error {
 		return err
 	}
 	return s.afterFreeze(c, sn)
-}
-
-// afterFreeze answers a freeze: back to the review screen, which lists the
-// new snapshot.
-func (s *Server) afterFreeze(c echo.Context, sn *store.Snapshot) error {
-	s.setFlash(c, fmt.Sprintf("Frozen: snapshot sha256 %s with %d decisions.", sn.SHA256[:12], len(sn.Payload.Decisions)))
-	if isHTMX(c) {
-		c.Response().Header().Set("HX-Redirect", "/h/"+sn.HandoffID)
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Redirect(http.StatusSeeOther, "/h/"+sn.HandoffID)
 }

@@ -47,6 +47,7 @@ type Server struct {
 	version  string
 	replies  *replyRuns
 	extracts *extractJobs
+	plans    *planJobs
 	echo     *echo.Echo
 	started  time.Time
 }
@@ -69,6 +70,7 @@ func New(cfg Config) *Server {
 		version:  cfg.Version,
 		replies:  newReplyRuns(),
 		extracts: newExtractJobs(),
+		plans:    newPlanJobs(),
 		started:  time.Now(),
 	}
 	s.sessions.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
@@ -133,7 +135,12 @@ func New(cfg Config) *Server {
 	b.GET("/t/:id/extract/events", s.handleExtractEvents)
 	b.POST("/t/:id/extract/cancel", s.handleExtractCancel)
 	b.GET("/h/:id", s.handleReviewShow)
-	b.POST("/h/:id/freeze", s.handleFreeze)
+	b.POST("/h/:id/freeze", s.handleFreeze, modelLimit)
+	b.GET("/p/:id", s.handlePlanShow)
+	b.GET("/p/:id/events", s.handlePlanEvents)
+	b.GET("/p/:id/plan.md", s.handlePlanDownload)
+	b.POST("/p/:id/cancel", s.handlePlanCancel)
+	b.POST("/p/:id/rerun", s.handlePlanRerun, modelLimit)
 	b.POST("/h/:id/:kind", s.handleItemCreate)
 	b.GET("/h/:id/:kind/:item", s.handleItemShow)
 	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
@@ -152,6 +159,8 @@ func New(cfg Config) *Server {
 	api.POST("/threads/:id/handoff", s.handleAPIExtract, modelLimit)
 	api.GET("/handoffs/:id", s.handleAPIHandoffShow)
 	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze)
+	api.POST("/handoffs/:id/plan", s.handleAPIPlanCreate, modelLimit)
+	api.GET("/plans/:id", s.handleAPIPlanShow)
 	api.POST("/handoffs/:id/:kind", s.handleAPIItemCreate)
 	api.PATCH("/handoffs/:id/:kind/:item", s.handleAPIItemUpdate)
 	api.DELETE("/handoffs/:id/:kind/:item", s.handleAPIItemDelete)
@@ -179,10 +188,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 	}
 }
 
-// Shutdown cancels running replies (they are stored as stopped) and
-// extractions, and waits for them to be saved, bounded by ctx.
+// Shutdown cancels running replies (they are stored as stopped),
+// extractions and plans, and waits for them to be saved, bounded by ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	return errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx))
+	return errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx), s.plans.stopAll(ctx))
 }
 
 // handleHealth serves GET /healthz.

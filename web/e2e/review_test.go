@@ -15,8 +15,8 @@ import (
 )
 
 // TestReviewFlow pins a reply, runs "Ready to plan", edits a decision with
-// Enter, cancels another edit with Escape, removes an item and starts
-// planning, all with the keyboard and mouse as a person would.
+// Enter, cancels another edit with Escape, removes an item, starts
+// planning and reads the rendered plan, as a person would.
 func TestReviewFlow(t *testing.T) {
 	ts, db := newServer(t)
 	ctx := context.Background()
@@ -36,6 +36,8 @@ func TestReviewFlow(t *testing.T) {
 	var pins, decisionsBefore, decisionsAfter, countAfter string
 	var url, edited, source, focused, afterEscape, beforeEscape, status string
 	var csp []string
+	var coverage string
+	var tables int
 	err = runSteps(t, b,
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(`article[data-testid="msg-assistant"]`, chromedp.ByQuery),
@@ -74,10 +76,12 @@ func TestReviewFlow(t *testing.T) {
 		chromedp.Evaluate(`String(document.querySelectorAll('[data-testid="decision"]').length)`, &decisionsAfter),
 		chromedp.Text(`#count-decisions`, &countAfter, chromedp.ByQuery),
 
-		// Start planning freezes a snapshot.
+		// Start planning freezes a snapshot and opens the plan, rendered.
 		chromedp.Click(`[data-testid="start-planning"]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`[data-testid="snapshots"]`, chromedp.ByQuery),
-		chromedp.Text(`[data-testid="handoff-status"]`, &status, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid="plan-body"]`, chromedp.ByQuery),
+		chromedp.Text(`[data-testid="plan-status"]`, &status, chromedp.ByQuery),
+		chromedp.Text(`[data-testid="coverage-text"]`, &coverage, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('[data-testid="plan-markdown"] table').length`, &tables),
 		chromedp.Evaluate(`window.__csp`, &csp),
 	)
 	if err != nil {
@@ -108,8 +112,14 @@ func TestReviewFlow(t *testing.T) {
 	if before < 2 || after != before-1 || countAfter != decisionsAfter {
 		t.Errorf("decisions: %d before removing, %d after (count shows %s), want one fewer and the count to match", before, after, countAfter)
 	}
-	if status != "Frozen" {
-		t.Errorf("status=%q after Start planning, want Frozen", status)
+	if status != "complete" {
+		t.Errorf("plan status=%q, want complete", status)
+	}
+	if want := fmt.Sprintf("covers %d of %d decisions", after, after); coverage != want {
+		t.Errorf("coverage=%q, want %q", coverage, want)
+	}
+	if tables < 1 {
+		t.Errorf("the rendered plan has no table, want its files table")
 	}
 	if len(csp) > 0 {
 		t.Errorf("CSP violations: %v", csp)

@@ -1,0 +1,354 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/agent"
+	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/views"
+)
+
+// planJobs tracks plans being written. Each job keeps its events, so that
+// a page that opens late replays the steps and text so far.
+type planJobs struct {
+	mu     sync.Mutex
+	jobs   map[string]*planJob // by plan ID
+	wg     sync.WaitGroup
+	closed bool
+}
+
+type planJob struct {
+	cancel  context.CancelCauseFunc
+	done    chan struct{}
+	mu      sync.Mutex
+	events  []sseEvent
+	changed chan struct{}
+}
+
+type sseEvent struct{ name, data string }
+
+func newPlanJobs() *planJobs { return &planJobs{jobs: make(map[string]*planJob)} }
+
+func (j *planJob) add(name, data string) {
+	j.mu.Lock()
+	j.events = append(j.events, sseEvent{name, data})
+	close(j.changed)
+	j.changed = make(chan struct{})
+	j.mu.Unlock()
+}
+
+// since returns the events after the first n and a channel closed on the next one.
+func (j *planJob) since(n int) ([]sseEvent, <-chan struct{}) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.events[n:], j.changed
+}
+
+func (x *planJobs) find(planID string) *planJob {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.jobs[planID]
+}
+
+func (x *planJobs) stopAll(ctx context.Context) error {
+	x.mu.Lock()
+	x.closed = true
+	for _, j := range x.jobs {
+		j.cancel(errShutdown)
+	}
+	x.mu.Unlock()
+	done := make(chan struct{})
+	go func() { x.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// planner is the plan agent over this server's store and model.
+func (s *Server) planner() *agent.Planner {
+	return &agent.Planner{DB: s.db, Provider: s.provider, Logger: s.log}
+}
+
+// startPlan creates a plan of a snapshot and runs the agent in the
+// background; the plan page follows it over SSE.
+func (s *Server) startPlan(ctx context.Context, snapshotID string) (*store.Plan, error) {
+	plan, err := s.db.CreatePlan(ctx, snapshotID)
+	if err != nil {
+		return nil, err
+	}
+	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	j := &planJob{cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	s.plans.mu.Lock()
+	if s.plans.closed {
+		cancel(errShutdown)
+	}
+	s.plans.jobs[plan.ID] = j
+	s.plans.wg.Add(1)
+	s.plans.mu.Unlock()
+
+	go func() {
+		defer s.plans.wg.Done()
+		defer func() {
+			s.plans.mu.Lock()
+			delete(s.plans.jobs, plan.ID)
+			s.plans.mu.Unlock()
+			cancel(nil)
+			close(j.done)
+		}()
+		_, err := s.planner().Run(jobCtx, plan.ID, agent.PlanHooks{
+			OnStep: func(st agent.Step) {
+				var buf bytes.Buffer
+				views.PlanStepItem(&store.PlanStep{Description: st.Description, IsError: st.IsError,
+					InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}).Render(jobCtx, &buf)
+				j.add("step", buf.String())
+			},
+			OnDelta: func(d agent.Delta) { j.add("delta", templ.EscapeString(d.Text)) },
+		})
+		if err != nil {
+			s.log.Error("plan run", "plan", plan.ID, "err", err)
+		}
+	}()
+	return plan, nil
+}
+
+// latestSnapshot returns the snapshot to plan from: the latest one if the
+// handoff has not changed since, else a new one.
+func (s *Server) latestSnapshot(ctx context.Context, handoffID string) (*store.Snapshot, error) {
+	h, err := s.db.FindHandoffByID(ctx, handoffID)
+	if err != nil {
+		return nil, err
+	}
+	if h.Status == store.HandoffFrozen {
+		snaps, err := s.db.FindSnapshots(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(snaps) > 0 {
+			return snaps[0], nil
+		}
+	}
+	return s.db.Freeze(ctx, h.ID)
+}
+
+// afterFreeze starts planning from a new snapshot and opens its plan page.
+func (s *Server) afterFreeze(c echo.Context, sn *store.Snapshot) error {
+	plan, err := s.startPlan(c.Request().Context(), sn.ID)
+	if err != nil {
+		return err
+	}
+	if isHTMX(c) {
+		c.Response().Header().Set("HX-Redirect", "/p/"+plan.ID)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.Redirect(http.StatusSeeOther, "/p/"+plan.ID)
+}
+
+// planView gathers what the plan page shows.
+func (s *Server) planView(ctx context.Context, plan *store.Plan) (views.PlanView, error) {
+	pv := views.PlanView{Plan: plan, Running: plan.Status == store.PlanRunning && s.plans.find(plan.ID) != nil}
+	var err error
+	if pv.Snapshot, err = s.db.FindSnapshotByID(ctx, plan.SnapshotID); err != nil {
+		return pv, err
+	}
+	if pv.Thread, err = s.db.FindThreadByID(ctx, pv.Snapshot.Payload.ThreadID); err != nil {
+		return pv, err
+	}
+	if pv.Versions, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: plan.HandoffID, Limit: 20}); err != nil {
+		return pv, err
+	}
+	pv.HTML = s.markdown.Render(plan.Markdown)
+	return pv, nil
+}
+
+// handlePlanShow serves GET /p/:id: the plan, or its progress while the
+// agent writes it.
+func (s *Server) handlePlanShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	pv, err := s.planView(ctx, plan)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.PlanPage(s.meta(c, fmt.Sprintf("Plan v%d", plan.Version)), pv))
+}
+
+// handlePlanEvents serves GET /p/:id/events: "step" and "delta" events as
+// the agent works (replayed from the start for a late page), then "done"
+// with the finished plan.
+func (s *Server) handlePlanEvents(c echo.Context) error {
+	ctx := c.Request().Context()
+	if _, err := s.db.FindPlanByID(ctx, c.Param("id")); err != nil {
+		return err
+	}
+	sse := startSSE(c)
+	if j := s.plans.find(c.Param("id")); j != nil {
+		n := 0
+	follow:
+		for {
+			events, changed := j.since(n)
+			for _, e := range events {
+				if err := sse.send(e.name, e.data); err != nil {
+					return nil
+				}
+			}
+			n += len(events)
+			select {
+			case <-changed:
+			case <-j.done:
+				if rest, _ := j.since(n); len(rest) == 0 {
+					break follow
+				}
+			case <-ctx.Done():
+				return nil
+			}
+		}
+	}
+	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	pv, err := s.planView(ctx, plan)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := templ.Join(views.PlanBody(s.csrf(c), pv), views.PlanStatus(plan, true)).Render(ctx, &buf); err != nil {
+		return err
+	}
+	return sse.send("done", buf.String())
+}
+
+// handlePlanCancel serves POST /p/:id/cancel.
+func (s *Server) handlePlanCancel(c echo.Context) error {
+	if j := s.plans.find(c.Param("id")); j != nil {
+		j.cancel(errors.New("cancelled by the user"))
+	}
+	if isHTMX(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, "/p/"+c.Param("id"))
+}
+
+// handlePlanRerun serves POST /p/:id/rerun: a new version of the plan from
+// the same snapshot.
+func (s *Server) handlePlanRerun(c echo.Context) error {
+	ctx := c.Request().Context()
+	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	next, err := s.startPlan(ctx, plan.SnapshotID)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/p/"+next.ID)
+}
+
+// handlePlanDownload serves GET /p/:id/plan.md.
+func (s *Server) handlePlanDownload(c echo.Context) error {
+	plan, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="plan-v%d.md"`, plan.Version))
+	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(plan.Markdown))
+}
+
+// planJSON is a plan in the JSON API.
+type planJSON struct {
+	ID         string         `json:"id"`
+	HandoffID  string         `json:"handoffId"`
+	SnapshotID string         `json:"snapshotId"`
+	Version    int            `json:"version"`
+	Status     string         `json:"status"`
+	Markdown   string         `json:"markdown"`
+	Summary    string         `json:"summary"`
+	Error      string         `json:"error,omitempty"`
+	Coverage   coverageJSON   `json:"coverage"`
+	Steps      []planStepJSON `json:"steps"`
+	Model      string         `json:"model"`
+	Usage      struct {
+		InputTokens  int64 `json:"inputTokens"`
+		OutputTokens int64 `json:"outputTokens"`
+	} `json:"usage"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+}
+
+type coverageJSON struct {
+	Covered   []string `json:"covered"`
+	Uncovered []string `json:"uncovered"`
+	Total     int      `json:"total"`
+	Text      string   `json:"text"`
+}
+
+type planStepJSON struct {
+	N            int             `json:"n"`
+	Kind         string          `json:"kind"`
+	Tool         string          `json:"tool,omitempty"`
+	Input        json.RawMessage `json:"input,omitempty"`
+	Result       string          `json:"result,omitempty"`
+	IsError      bool            `json:"isError"`
+	Description  string          `json:"description"`
+	InputTokens  int64           `json:"inputTokens"`
+	OutputTokens int64           `json:"outputTokens"`
+}
+
+func newPlanJSON(p *store.Plan) *planJSON {
+	out := &planJSON{ID: p.ID, HandoffID: p.HandoffID, SnapshotID: p.SnapshotID, Version: p.Version,
+		Status: string(p.Status), Markdown: p.Markdown, Summary: p.Summary, Error: p.Error, Model: p.Model,
+		CreatedAt: p.CreatedAt, Steps: []planStepJSON{},
+		Coverage: coverageJSON{Covered: ids(p.Coverage.Covered), Uncovered: ids(p.Coverage.Uncovered),
+			Total: p.Coverage.Total(), Text: p.Coverage.String()}}
+	out.Usage.InputTokens, out.Usage.OutputTokens = p.InputTokens, p.OutputTokens
+	if !p.FinishedAt.IsZero() {
+		out.FinishedAt = &p.FinishedAt
+	}
+	for _, st := range p.Steps {
+		out.Steps = append(out.Steps, planStepJSON{N: st.N, Kind: string(st.Kind), Tool: st.Tool, Input: st.Input,
+			Result: st.Result, IsError: st.IsError, Description: st.Description,
+			InputTokens: st.InputTokens, OutputTokens: st.OutputTokens})
+	}
+	return out
+}
+
+// handleAPIPlanCreate serves POST /api/v1/handoffs/:id/plan: it plans from
+// the latest snapshot (freezing the handoff first if it changed since),
+// runs the agent to the end and returns the plan.
+func (s *Server) handleAPIPlanCreate(c echo.Context) error {
+	ctx := c.Request().Context()
+	sn, err := s.latestSnapshot(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	plan, err := s.planner().Plan(ctx, sn.ID, agent.PlanHooks{})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, newPlanJSON(plan))
+}
+
+// handleAPIPlanShow serves GET /api/v1/plans/:id.
+func (s *Server) handleAPIPlanShow(c echo.Context) error {
+	plan, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, newPlanJSON(plan))
+}
