@@ -196,7 +196,11 @@ func (s *Server) handleReviewShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r := views.Review{Handoff: h, Thread: t, Editing: c.QueryParam("edit"), Snapshots: snaps}
+	plans, err := s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20})
+	if err != nil {
+		return err
+	}
+	r := views.Review{Handoff: h, Thread: t, Editing: c.QueryParam("edit"), Snapshots: snaps, Plans: plans}
 	if run, err := s.db.FindLatestExtractionRun(ctx, h.ID); err == nil {
 		r.LastRun = run
 	}

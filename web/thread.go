@@ -17,11 +17,16 @@ import (
 
 // handleHome serves GET /: the workspace's brainstorms.
 func (s *Server) handleHome(c echo.Context) error {
-	threads, err := s.db.FindThreads(c.Request().Context(), store.ThreadFilter{})
+	ctx := c.Request().Context()
+	threads, err := s.db.FindThreads(ctx, store.ThreadFilter{})
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.HomePage(s.meta(c, "Brainstorms"), threads))
+	handoffs, err := s.db.FindRecentHandoffs(ctx, "", 10)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.HomePage(s.meta(c, "Brainstorms"), threads, handoffs))
 }
 
 // handleThreadCreate serves POST /threads and redirects to the new thread.
