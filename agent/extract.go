@@ -167,13 +167,14 @@ func sanitizeExtraction(x Extraction, n, offset int) Extraction {
 	return out
 }
 
-// clip trims s and cuts it to at most n bytes on a rune boundary.
+// clip trims s and cuts it to at most n bytes on a rune boundary, the
+// ellipsis included.
 func clip(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
 	}
-	s = strings.ToValidUTF8(s[:n], "")
+	s = strings.ToValidUTF8(s[:n-len("…")], "")
 	return strings.TrimSpace(s) + "…"
 }
 

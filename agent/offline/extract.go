@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/baton-dev/baton/agent"
 )
@@ -105,8 +106,9 @@ var (
 	// injectionRE marks text addressed to an AI reading the conversation.
 	injectionHint = cues(`instruction* approved ai prompt*`)
 	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
-	questionRE    = regexp.MustCompile(`\?\s*$|^(maybe|not sure|perhaps|i wonder|wondering)\b`)
-	rejectRE      = regexp.MustCompile(`^(no|nope|not|never|without|skip|later)\b|\bno\b.*\byet\b`)
+	hedgeLeadRE   = regexp.MustCompile(`^(maybe|not sure|perhaps|i wonder|wondering)\b`)
+	rejectRE      = regexp.MustCompile(`^(no|nope|not|never|without|skip|later)\b`)
+	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
 	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this`)
 	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b`)
 	explicitCues  = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
@@ -114,11 +116,24 @@ var (
 	imperRE       = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
 	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore`)
 	optionRefRE   = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
-	proposalRE    = regexp.MustCompile(`\bi'd\b|\bi would\b|\bi recommend\b|\brecommend\b|\bsuggest\b|^cleaner\b|^fix\b|common fix|\bthe usual\b|pragmatic choice|\bsimplest\b|\bmy pick\b|^(so|then),? `)
+	proposalRE    = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
+	proposalCues  = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE        = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
 	letsRE        = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
 	trailRE       = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
+
+// isQuestion reports whether lower-cased text asks rather than states: it
+// ends with a question mark or opens with a hedge ("maybe", "not sure").
+func isQuestion(lower string) bool {
+	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") || hedgeLeadRE.MatchString(lower)
+}
+
+// isRejection reports whether a lower-cased clause turns something down
+// ("no Redis", "let's not", "no auth yet").
+func isRejection(lc string) bool {
+	return rejectRE.MatchString(lc) || rejectCues.match(lc) || strings.Contains(lc, "yet") && notYetRE.MatchString(lc)
+}
 
 // isInjection reports whether lower-cased text addresses an AI reading the
 // conversation ("ignore previous instructions").
@@ -141,6 +156,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var cands []*candidate
 	for i, m := range t.msgs {
 		if m.Role != agent.RoleUser {
+			if len(cands) > 0 {
+				cands = append(cands, recapDecisions(t, i)...)
+			}
 			continue
 		}
 		prev := previousAssistant(t, i)
@@ -156,16 +174,21 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}
-				if questionRE.MatchString(lc) {
+				if isQuestion(lc) {
 					continue
 				}
-				if rejectRE.MatchString(lc) || rejectCues.match(lc) {
+				if isRejection(lc) {
 					against = append(against, newTokenSet(lc))
 					continue
 				}
 				if d := decide(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
 				}
+			}
+		}
+		if userAgreed(t, i, cands) {
+			if d := confirmation(t, i); d != nil {
+				cands = adoptConfirmation(cands, d, i)
 			}
 		}
 		if !reversal {
@@ -241,7 +264,11 @@ func userClauses(s string) []string {
 	if strings.Contains(strings.ToLower(s), "let") {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
 	}
-	for _, c := range clauseSplitRE.Split(s, -1) {
+	parts := []string{s}
+	if strings.ContainsAny(s, ";—–-\x00") {
+		parts = clauseSplitRE.Split(s, -1)
+	}
+	for _, c := range parts {
 		lc := strings.ToLower(c)
 		if i := strings.Index(c, ", "); i > 0 && leadingNoRE.MatchString(lc) {
 			out = append(out, c[:i], c[i+2:])
@@ -270,6 +297,9 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
 	d.Sources = []int{i}
+	if controlRE.MatchString(unled) {
+		return nil
+	}
 	body := strings.TrimSpace(letsRE.ReplaceAllString(unled, ""))
 	body = strings.TrimSpace(trailRE.ReplaceAllString(body, ""))
 	content := cutLike(c, body)
@@ -310,8 +340,9 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if n < 5 && prev >= 0 {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
-		if s, ok := bestSupport(t, prev, newTokenSet(strings.ToLower(content))); ok {
-			d.Content = tidy(content) + ": " + lowerFirst(tidy(firstWords(s.plain, 20)))
+		want := newTokenSet(strings.ToLower(content))
+		if s, ok := bestSupport(t, prev, want); ok {
+			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
 		}
 	}
@@ -400,7 +431,7 @@ func findProposal(t *transcript, j int) (sentence, bool) {
 	var best sentence
 	found := false
 	for _, s := range t.sents[j] {
-		if !questionRE.MatchString(s.lower) && proposalRE.MatchString(s.lower) {
+		if !isQuestion(s.lower) && (proposalRE.MatchString(s.lower) || proposalCues.match(s.lower)) {
 			best, found = s, true
 		}
 	}
@@ -413,7 +444,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 	var best sentence
 	bestN := 0
 	for _, s := range t.sents[j] {
-		if questionRE.MatchString(s.lower) || words(s.plain) < 4 {
+		if isQuestion(s.lower) || words(s.plain) < 4 {
 			continue
 		}
 		n := looseOverlap(want, newTokenSet(s.lower))
@@ -446,7 +477,8 @@ var (
 		loses lost wipe* destroy* overwrit* exhaust* attacker* malicious xss injection fail fails stop_working
 		stops_working slow slower slows hurt* cardinality never_shrinks grows_without skewed deferred
 		the_problem a_problem real_issue the_issue bug refuse_to_start brick* surprise* wrong can't_be_found
-		can't_read lag lags lagging hide graveyard disables`)
+		can't_read lag lags lagging hide graveyard disables
+		nervous afraid otherwise worth_planning_for heads-up bites visible_to`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
@@ -501,12 +533,17 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 	var out []agent.ExtractedRisk
 	var sets []tokenSet
 	lastK, lastMsg := -2, -1
+	usedK, usedMsg := -1, -1
 	for mi, ss := range t.sents {
 		for k, s := range ss {
-			if isInjection(s.lower) || !riskCues.match(s.lower) {
+			if mi == usedMsg && k == usedK {
+				continue // already read as the concern of the sentence before
+			}
+			listed := inRiskSection(s)
+			if isInjection(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower)) {
 				continue
 			}
-			if questionRE.MatchString(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
+			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
 				continue
 			}
 			text := s.plain
@@ -515,8 +552,9 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 					continue
 				}
 				text = ss[k+1].plain
+				usedK, usedMsg = k+1, mi
 			}
-			text = tidy(riskClause(riskLeadRE.ReplaceAllString(text, "")))
+			text = tidy(riskClause(riskLead(text)))
 			if words(text) < 4 {
 				continue
 			}

@@ -19,6 +19,11 @@ type sentence struct {
 	label  string     // the item's label ("1", "b") when the list is numbered or lettered
 	item   int        // index of its list item in the message, -1 outside lists
 	first  bool       // the first sentence of its list item
+	// section is the lower-cased label the sentence sits under: a heading,
+	// a line of bold text ("**Decided**") or a short line ending with ":"
+	// ("Caveats:"), "" outside one.
+	section string
+	heading bool // the label line itself
 }
 
 var (
@@ -35,17 +40,33 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 	var out []sentence
 	inFence := false
 	item := -1
+	section, sticky := "", false
 	for line := range strings.SplitSeq(m.Content, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			inFence = !inFence
 			continue
 		}
-		if inFence || t == "" || strings.HasPrefix(t, ">") || headingRE.MatchString(t) {
+		if inFence || t == "" || strings.HasPrefix(t, ">") {
 			continue
 		}
-		s := sentence{msg: i, role: m.Role, item: -1}
-		if g := bulletRE.FindStringSubmatch(t); g != nil {
+		if headingRE.MatchString(t) {
+			section, sticky = sectionLabel(t), true
+			continue
+		}
+		isBullet := bulletRE.MatchString(t)
+		if !isBullet {
+			l, ok := labelLine(t)
+			switch {
+			case ok:
+				section, sticky = l, false
+			case !sticky:
+				section = ""
+			}
+		}
+		s := sentence{msg: i, role: m.Role, item: -1, section: section}
+		s.heading = !isBullet && section != "" && !sticky && sectionLabel(t) == section
+		if g := bulletRE.FindStringSubmatch(t); isBullet && g != nil {
 			item++
 			s.bullet, s.item = true, item
 			s.label = g[1] + strings.ToLower(g[2])
@@ -67,6 +88,24 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 	}
 	return out
+}
+
+// labelLine reports whether a line only names what follows it: bold text
+// alone ("**Decided**") or a short phrase ending with a colon ("Known
+// trade-offs:"), and returns the label lower-cased.
+func labelLine(t string) (string, bool) {
+	bold := strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**") && strings.Count(t, "**") == 2 && len(t) > 4
+	colon := strings.HasSuffix(t, ":") && words(t) <= 6
+	if !bold && !colon {
+		return "", false
+	}
+	return sectionLabel(t), true
+}
+
+// sectionLabel returns the words of a heading or label line, lower-cased.
+func sectionLabel(t string) string {
+	t = strings.TrimLeft(t, "# ")
+	return strings.ToLower(strings.TrimSpace(strings.Trim(emphMarks.Replace(t), ": ")))
 }
 
 // abbreviations end with a period without ending a sentence.

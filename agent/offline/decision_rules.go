@@ -1,0 +1,210 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// Patterns of the assistant-side decision rules. Each matches lower-cased
+// plain text.
+var (
+	// ackRE opens an assistant reply that takes the user's answer on board
+	// ("OK —", "Agreed.", "Got it:", "Will do,").
+	ackRE = regexp.MustCompile(`^(?:(?:ok|okay|agreed|got it|fine|good call|good catch|great|perfect|right|sure|yes|yep|will do|done|noted|understood|updated|makes sense|sounds good|that's the right call|good)\b[\s,.!:—–-]*)+`)
+	// itIsCues are the "X it is" of a reply that confirms a choice.
+	itIsCues = cues(`it_is it's_settled stay stays then`)
+	// hedgeRE marks a statement that is not settled: a condition, an offer,
+	// an open option; hedgeCues the same anywhere in it.
+	hedgeRE   = regexp.MustCompile(`^(?:if|unless|maybe|perhaps|either|or|alternatively|some teams|you could|you can|one option|another option|we could)\b`)
+	hedgeCues = cues(`or_not want_that do_you would_you should_we should_i`)
+	// parenRE is a parenthetical remark.
+	parenRE = regexp.MustCompile(`\s+\([^()]*\)`)
+	// labelLeadRE is a short label opening a sentence ("Cleaner:", "For
+	// your SEO worry:", "Rotation:").
+	labelLeadRE = regexp.MustCompile(`^[^:.;!?]{1,40}:\s+`)
+	// pronounLeadRE opens an opinion rather than the thing itself.
+	pronounLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
+	// controlRE is a user's reply that steers the conversation rather
+	// than deciding anything ("ship", "summarize", "good catch").
+	controlRE = regexp.MustCompile(`^(?:ship|ship it|go|go ahead|summari[sz]e|thanks|thank you|continue|proceed|good catch|catch|next|that's it)\b[\s.!]*$`)
+	// clauseCutRE separates the main clause of a statement from asides.
+	clauseCutRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
+	// recapRE names a section that restates what was decided.
+	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|updated plan|summary|recap|so the plan is|what we agreed)\b`)
+)
+
+// userAgreed reports whether the user's message i agreed to something: it
+// produced a decision, or says so outright.
+func userAgreed(t *transcript, i int, cands []*candidate) bool {
+	for _, c := range cands {
+		if c.msg == i && !c.removed {
+			return true
+		}
+	}
+	for _, s := range t.sents[i] {
+		if explicitCues.match(s.lower) {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmation reads the assistant's reply to the user's agreement in
+// message i: "OK — HS256 it is, with the secret read from JWT_SECRET" states
+// the decision in full, often better than the user's terse answer did. It
+// returns the candidate built from the reply's first statement, or nil.
+func confirmation(t *transcript, i int) *candidate {
+	j := i + 1
+	if j >= len(t.msgs) || t.msgs[j].Role != agent.RoleAssistant || len(t.sents[j]) == 0 {
+		return nil
+	}
+	ss := t.sents[j]
+	first := ss[0]
+	acked := ackRE.MatchString(first.lower) || itIsCues.match(first.lower)
+	if !acked {
+		return nil
+	}
+	// The statement is the first sentence after the acknowledgement; an
+	// acknowledgement alone ("Good call.") or a label ("Updated plan:")
+	// hands over to what follows.
+	for k := 0; k < len(ss) && k < 3; k++ {
+		s := ss[k]
+		if isQuestion(s.lower) || isInjection(s.lower) {
+			return nil
+		}
+		text := statement(s.plain)
+		n := len(tokens(strings.ToLower(text)))
+		if k == 0 && n == 1 {
+			return nil // "OK, LaunchDarkly.": the user's words say it all
+		}
+		if s.heading || strings.HasSuffix(strings.TrimSpace(s.plain), ":") || n < 2 {
+			continue
+		}
+		if lt := strings.ToLower(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
+			return nil
+		}
+		text = mainClause(text)
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
+		d.Content = tidy(firstWords(text, 30))
+		d.Confidence = 0.8
+		d.Sources = []int{i, j}
+		return d
+	}
+	return nil
+}
+
+// statement strips a sentence down to what it states: no acknowledgement,
+// label, "I'd" or parenthetical remarks, and no "it is" of a confirmation.
+func statement(s string) string {
+	for range 2 {
+		before := s
+		lc := strings.ToLower(s)
+		if m := ackRE.FindString(lc); m != "" {
+			s = s[len(m):]
+			lc = lc[len(m):]
+		}
+		if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) {
+			s = s[len(m):]
+			lc = lc[len(m):]
+		}
+		if m := pronounLeadRE.FindString(lc); m != "" {
+			s = s[len(m):]
+		}
+		if s == before {
+			break
+		}
+	}
+	s = parenRE.ReplaceAllString(s, "")
+	s = strings.Replace(s, " it is,", ",", 1)
+	s = strings.TrimSuffix(strings.TrimRight(s, ".! "), " it is")
+	return strings.TrimSpace(s)
+}
+
+// recapDecisions reads the assistant's restatement of what was decided: the
+// items under a "Decided", "Final plan" or "Summary" label, once the user
+// has agreed to something. Items that only name a file say nothing.
+func recapDecisions(t *transcript, j int) []*candidate {
+	var out []*candidate
+	for _, s := range t.sents[j] {
+		if !s.bullet || !s.first || !recapRE.MatchString(s.section) || isQuestion(s.lower) || isInjection(s.lower) {
+			continue
+		}
+		text := statement(s.plain)
+		if len(tokens(strings.ToLower(stripPaths(text)))) < 3 {
+			continue
+		}
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
+		d.Content = tidy(firstWords(text, 30))
+		d.Confidence = 0.7
+		d.Sources = []int{j}
+		out = append(out, d)
+	}
+	return out
+}
+
+// stripPaths drops the words of s that look like file paths.
+func stripPaths(s string) string {
+	f := strings.Fields(s)
+	out := f[:0:0]
+	for _, w := range f {
+		if strings.ContainsAny(w, "/.") && len(w) > 3 {
+			continue
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+// adoptConfirmation adds the assistant's confirmation d of the user's
+// message i to cands. A terse user decision it restates gives way to it; a
+// full one (five words or more) stays and the confirmation is dropped.
+func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
+	for _, c := range cands {
+		if c.msg != i || c.removed || looseOverlap(c.subject, d.subject) == 0 {
+			continue
+		}
+		if len(tokens(strings.ToLower(c.Content))) >= 5 {
+			return cands
+		}
+		c.removed = true
+	}
+	return append(cands, d)
+}
+
+// mainClause cuts a statement before its first aside (a semicolon, a dash,
+// ", which", "because") when what is left still says something.
+func mainClause(s string) string {
+	if loc := clauseCutRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 3 {
+		return s[:loc[0]]
+	}
+	return s
+}
+
+// expandTerse joins a terse answer ("Separate queue, yes") to the
+// assistant's sentence it accepts, cut to its main clause. When that
+// sentence already holds every word of the answer, it stands alone.
+func expandTerse(terse, support string, want tokenSet) string {
+	body := mainClause(statement(support))
+	full := newTokenSet(strings.ToLower(body))
+	if looseOverlap(want, full) == len(want) {
+		return tidy(firstWords(body, 24))
+	}
+	return tidy(terse) + ": " + lowerFirst(tidy(firstWords(body, 20)))
+}
+
+// isLabel reports whether the text before a colon reads as a short label
+// ("Cleaner", "For your SEO worry") rather than code ("localeDetection").
+func isLabel(s string) bool {
+	if words(s) > 4 || strings.ContainsAny(s, "(){}[]'\"=") {
+		return false
+	}
+	for w := range strings.FieldsSeq(s) {
+		if strings.IndexFunc(w[1:], unicode.IsUpper) >= 0 && strings.IndexFunc(w[1:], unicode.IsLower) >= 0 {
+			return false
+		}
+	}
+	return true
+}

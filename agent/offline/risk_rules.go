@@ -1,0 +1,65 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// Patterns of the added risk rules. Each matches lower-cased plain text.
+var (
+	// riskSectionRE names a section whose items are risks ("Known
+	// trade-offs", "Caveats", "Things to watch").
+	riskSectionRE = regexp.MustCompile(`\b(?:trade-?offs?|risks?|caveats?|downsides?|gotchas?|pitfalls?|watch out|to watch|concerns?|known issues?)\b`)
+	// concernLeadRE is a lead-in that announces a concern before stating
+	// it ("The flip side is the real issue:", "One more long-term concern:",
+	// "The downside is bluntness —").
+	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up)\b[^:;—–]{0,30}(?::|\s[—–])\s+`)
+	// concernWords gate concernLeadRE, which is slow to fail.
+	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up`)
+	// mitigationHint gates mitigationRE.
+	mitigationHint = cues(`avoids prevents fixes keeps fine problem if`)
+	// mitigationRE marks a sentence that removes a concern rather than
+	// raising one.
+	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b`)
+	// userConcernRE marks a user's own worry, which counts even in their
+	// opening description.
+	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if)\b`)
+)
+
+// inRiskSection reports whether s is an item listed under a label that
+// names risks or trade-offs.
+func inRiskSection(s sentence) bool {
+	return s.bullet && s.first && s.section != "" && riskSectionRE.MatchString(s.section)
+}
+
+// isBackground reports whether s describes the situation the user starts
+// from (their opening message) rather than a concern about the change.
+func isBackground(s sentence) bool {
+	return s.role == agent.RoleUser && s.msg == 0 && !userConcernRE.MatchString(s.lower)
+}
+
+// isMitigation reports whether a lower-cased sentence says how a concern is
+// avoided.
+func isMitigation(lower string) bool {
+	return mitigationHint.match(lower) && mitigationRE.MatchString(lower)
+}
+
+// riskLead strips what announces a concern from the sentence that states
+// it: an acknowledgement ("Agreed —"), a known lead ("The catch is") or a
+// short lead-in naming the concern ("The flip side is the real issue:").
+func riskLead(s string) string {
+	s = riskLeadRE.ReplaceAllString(s, "")
+	lc := strings.ToLower(s)
+	if m := ackRE.FindString(lc); m != "" && len(m) < len(s) {
+		s, lc = s[len(m):], lc[len(m):]
+	}
+	if !concernWords.match(lc) || !strings.ContainsAny(lc, ":—–") {
+		return s
+	}
+	if m := concernLeadRE.FindString(lc); m != "" && words(s[len(m):]) >= 4 {
+		s = s[len(m):]
+	}
+	return s
+}

@@ -1,0 +1,160 @@
+package offline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+func TestAssistantDecisionRules(t *testing.T) {
+	tests := []struct {
+		name    string
+		msgs    []agent.TranscriptMessage
+		want    [][]string
+		notWant [][]string
+	}{
+		{
+			name: "confirmation states the decision in full",
+			msgs: []agent.TranscriptMessage{u("Sign with what?"), a("HS256 or RS256."), u("Only this API verifies, so HS256 it is."),
+				a("OK — HS256 it is, with the secret read from a JWT_SECRET env var (at least 32 bytes).")},
+			want:    [][]string{{"HS256", "JWT_SECRET"}},
+			notWant: [][]string{{"32 bytes"}, {"it is"}},
+		},
+		{
+			name: "acknowledgement alone hands over to the next statement",
+			msgs: []agent.TranscriptMessage{u("Cookies?"), a("Cookie or memory."), u("Let's do the cookie after all."),
+				a("Good call. Updated plan:\n- Refresh token cookie with HttpOnly and Secure, scoped to /auth.")},
+			want: [][]string{{"HttpOnly", "/auth"}},
+		},
+		{
+			name:    "no confirmation without agreement",
+			msgs:    []agent.TranscriptMessage{u("How many replicas do we run?"), a("OK — four replicas behind the load balancer today.")},
+			notWant: [][]string{{"replicas"}},
+		},
+		{
+			name:    "hedged confirmation is not a decision",
+			msgs:    []agent.TranscriptMessage{u("Let's add overrides."), a("Sure. If you want, we could hot-reload them too.")},
+			notWant: [][]string{{"hot-reload"}},
+		},
+		{
+			name:    "recap list after agreement",
+			msgs:    []agent.TranscriptMessage{u("ok, no global retries."), a("Summary:\n\n**Decided**\n- No global Jest retries; retries only in the nightly quarantine job\n- `test/quarantine.json`\n\n**Known trade-offs**\n- Nightly-only means a fixed test is noticed up to a day late")},
+			want:    [][]string{{"retries only in the nightly quarantine job"}},
+			notWant: [][]string{{"noticed up to a day late"}},
+		},
+		{
+			name:    "terse answer takes the accepted sentence's main clause",
+			msgs:    []agent.TranscriptMessage{u("Idle entries?"), a("I'd store a lastSeen timestamp per entry and sweep idle entries once a minute; that bounds the map."), u("sweep is fine")},
+			want:    [][]string{{"lastSeen", "sweep"}},
+			notWant: [][]string{{"bounds the map"}, {"i'd"}},
+		},
+		{
+			name:    "steering words are not decisions",
+			msgs:    []agent.TranscriptMessage{u("What next?"), a("I can summarise."), u("ok summarize")},
+			notWant: [][]string{{"summarize"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := extractT(t, tt.msgs...)
+			for _, w := range tt.want {
+				if !hasDecision(x, w...) {
+					t.Errorf("no decision with %q; got:%s", w, decisionList(x))
+				}
+			}
+			for _, w := range tt.notWant {
+				if hasDecision(x, w...) {
+					t.Errorf("decision with %q reported; got:%s", w, decisionList(x))
+				}
+			}
+		})
+	}
+}
+
+func TestStatement(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"OK — HS256 it is, with the secret from env (32 bytes).", "HS256, with the secret from env"},
+		{"Cleaner: give mobile its own endpoints.", "give mobile its own endpoints"},
+		{"I'd keep btree and revisit later.", "keep btree and revisit later"},
+		{"Then set localeDetection: false in the middleware.", "Then set localeDetection: false in the middleware"},
+		{"Homegrown it is.", "Homegrown"},
+	}
+	for _, tt := range tests {
+		if got := statement(tt.in); got != tt.want {
+			t.Errorf("statement(%q)=%q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAddedRiskRules(t *testing.T) {
+	tests := []struct {
+		name    string
+		msgs    []agent.TranscriptMessage
+		want    []string // each: a word one risk must contain
+		notWant []string // words no risk may contain
+	}{
+		{
+			name: "items under a trade-offs label",
+			msgs: []agent.TranscriptMessage{a("**Known trade-offs**\n- File-level quarantine disables the healthy tests in a file too\n- Nightly-only means a fixed test is noticed a day late")},
+			want: []string{"healthy tests", "a day late"},
+		},
+		{
+			name:    "concern lead-in is dropped",
+			msgs:    []agent.TranscriptMessage{a("The flip side is the real issue: in Doze, background work can be deferred for hours.")},
+			want:    []string{"Doze"},
+			notWant: []string{"flip side"},
+		},
+		{
+			name:    "weak pointer is not repeated",
+			msgs:    []agent.TranscriptMessage{a("And yes, your worry is valid. Injected JS can read the token, which defeats the httpOnly cookie.")},
+			want:    []string{"Injected JS"},
+			notWant: []string{"cookie; which"},
+		},
+		{
+			name:    "opening background is not a risk",
+			msgs:    []agent.TranscriptMessage{u("Right now every edit goes straight to the API and just fails offline."), a("OK.")},
+			notWant: []string{"fails offline"},
+		},
+		{
+			name: "user's own worry in the opening counts",
+			msgs: []agent.TranscriptMessage{u("Existing URLs get SEO traffic, so I'm nervous about breaking them.")},
+			want: []string{"SEO"},
+		},
+		{
+			name:    "a mitigation is not a risk",
+			msgs:    []agent.TranscriptMessage{a("Filtering on client_visible also avoids the leaking-names problem from before.")},
+			notWant: []string{"client_visible"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := extractT(t, tt.msgs...)
+			var got []string
+			for _, r := range x.Risks {
+				got = append(got, r.Description)
+			}
+			all := strings.Join(got, " | ")
+			for _, w := range tt.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("no risk with %q; got %q", w, got)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(all, w) {
+					t.Errorf("risk with %q reported; got %q", w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestSections(t *testing.T) {
+	ss := splitMessage(0, a("Summary:\n\n**Decided**\n- one thing\n\n## Files\nprose here\n- `a.go`"))
+	want := map[string]string{"one thing": "decided", "prose here": "files", "a.go": "files"}
+	for _, s := range ss {
+		if w, ok := want[s.plain]; ok && s.section != w {
+			t.Errorf("section of %q = %q, want %q", s.plain, s.section, w)
+		}
+	}
+}
