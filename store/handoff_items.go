@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -223,6 +224,9 @@ func (in *FileRefInput) validate() (err error) {
 	}
 	if utf8.RuneCountInString(in.Path) > MaxPathLen {
 		return invalidf("path", "The file path is longer than %d characters.", MaxPathLen)
+	}
+	if strings.IndexFunc(in.Path, unicode.IsControl) >= 0 {
+		return invalidf("path", "The file path contains control characters.")
 	}
 	if in.Relevance, err = ParseLevel("relevance", string(in.Relevance)); err != nil {
 		return err
