@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/agent/anthropic"
 	"github.com/baton-dev/baton/agent/offline"
 	"github.com/baton-dev/baton/agent/openai"
+	"github.com/baton-dev/baton/store"
 )
 
 // config is what flags and the environment set. Flags override the environment.
@@ -19,6 +23,12 @@ type config struct {
 	Provider string
 	Model    string
 	LogLevel string
+	// TokenBudget caps the tokens a workspace's model calls use per calendar
+	// month (UTC); zero turns the cap off.
+	TokenBudget int64
+	// tokenBudgetErr is a BATON_TOKEN_BUDGET that is not a number, reported
+	// by withBudget.
+	tokenBudgetErr error
 
 	AnthropicKey, AnthropicBaseURL string
 	OpenAIKey, OpenAIBaseURL       string
@@ -38,6 +48,13 @@ func (c *config) fromEnv(getenv func(string) string) {
 	c.LogLevel = or("BATON_LOG_LEVEL", "info")
 	c.AnthropicKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	c.OpenAIKey, c.OpenAIBaseURL = getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
+	if v := strings.TrimSpace(getenv("BATON_TOKEN_BUDGET")); v != "" {
+		n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
+		if err != nil {
+			c.tokenBudgetErr = fmt.Errorf("BATON_TOKEN_BUDGET=%q is not a number of tokens: set it to tokens per month, e.g. 1000000, or 0 for no budget", v)
+		}
+		c.TokenBudget = n
+	}
 }
 
 func (c *config) flags(fs *flag.FlagSet, serve bool) {
@@ -46,6 +63,17 @@ func (c *config) flags(fs *flag.FlagSet, serve bool) {
 	fs.StringVar(&c.Provider, "provider", c.Provider, "model provider: offline, anthropic or openai (BATON_PROVIDER)")
 	fs.StringVar(&c.Model, "model", c.Model, "model name; each provider has a default (BATON_MODEL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (BATON_LOG_LEVEL)")
+	if serve {
+		fs.Func("token-budget", "tokens the workspace's model calls may use per calendar month, UTC; 0 for no budget (BATON_TOKEN_BUDGET)", func(v string) error {
+			n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("want a number of tokens, e.g. 1000000, or 0 for no budget")
+			}
+			// The flag overrides the environment, a bad value in it too.
+			c.TokenBudget, c.tokenBudgetErr = n, nil
+			return nil
+		})
+	}
 }
 
 func (c *config) logLevel() slog.Level {
@@ -68,4 +96,25 @@ func (c *config) newProvider(log *slog.Logger) (agent.Provider, error) {
 		return openai.New(openai.Config{APIKey: c.OpenAIKey, BaseURL: c.OpenAIBaseURL, Model: c.Model, Logger: log})
 	}
 	return nil, &exitCodeError{code: 2, err: fmt.Errorf("unknown provider %q: use offline, anthropic or openai (BATON_PROVIDER)", c.Provider)}
+}
+
+// withBudget puts p behind the workspace's monthly token budget, counted in
+// db, if one is set. The offline provider is never limited: its calls cost
+// nothing. A budget that is not a number or is negative stops start-up.
+func (c *config) withBudget(p agent.Provider, db *store.DB) (agent.Provider, error) {
+	if c.tokenBudgetErr != nil {
+		return nil, &exitCodeError{code: 2, err: c.tokenBudgetErr}
+	}
+	if c.TokenBudget < 0 {
+		return nil, &exitCodeError{code: 2, err: fmt.Errorf("BATON_TOKEN_BUDGET=%d is negative: set tokens per month, or 0 for no budget", c.TokenBudget)}
+	}
+	if c.TokenBudget == 0 || p.Name() == "offline" {
+		return p, nil
+	}
+	// Baton serves one workspace so far; when there are more, the workspace
+	// of a call will come with its context.
+	workspace := db.DefaultWorkspaceID()
+	return agent.WithBudget(p, c.TokenBudget, func(ctx context.Context) (int64, error) {
+		return db.TokensUsed(ctx, workspace, agent.MonthStart(time.Now()))
+	}), nil
 }

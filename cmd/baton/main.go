@@ -121,6 +121,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
+	if provider, err = cfg.withBudget(provider, db); err != nil {
+		return err
+	}
 
 	key, err := sessionKey(ctx, db)
 	if err != nil {
