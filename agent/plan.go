@@ -25,6 +25,9 @@ type Planner struct {
 	Provider Provider
 	MaxSteps int          // DefaultMaxSteps when zero
 	Logger   *slog.Logger // slog.Default() when nil
+	// Memory, when set, returns the workspace memory section for a
+	// snapshot (see MemoryPrompt); it goes after the handoff data.
+	Memory func(ctx context.Context, sn *store.Snapshot) string
 }
 
 // PlanHooks receive a run's progress as it happens, on Run's goroutine and in
@@ -83,9 +86,15 @@ func (p *Planner) Run(ctx context.Context, planID string, hooks PlanHooks) (*sto
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
+	system := planSystemPrompt(sn, maxSteps)
+	if p.Memory != nil {
+		if mem := p.Memory(ctx, sn); mem != "" {
+			system += "\n\n" + mem
+		}
+	}
 	loop := &Loop{
 		Provider:  p.Provider,
-		System:    planSystemPrompt(sn, maxSteps),
+		System:    system,
 		Tools:     tools.tools(),
 		MaxSteps:  maxSteps,
 		MaxTokens: 8192,

@@ -310,8 +310,12 @@ func newSnapshotJSON(sn *store.Snapshot) *snapshotJSON {
 
 // handleAPIFreeze serves POST /api/v1/handoffs/:id/freeze.
 func (s *Server) handleAPIFreeze(c echo.Context) error {
-	sn, err := s.db.Freeze(c.Request().Context(), c.Param("id"))
+	ctx := c.Request().Context()
+	sn, err := s.db.Freeze(ctx, c.Param("id"))
 	if err != nil {
+		return err
+	}
+	if err := s.captureMemory(ctx, sn); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, newSnapshotJSON(sn))

@@ -61,6 +61,11 @@ func (s *Server) readyState(c echo.Context, threadID string) (views.Ready, error
 		return r, err
 	}
 	r.HandoffID = h.ID
+	if !r.Running {
+		if last, err := s.db.FindLatestExtractionRun(c.Request().Context(), h.ID); err == nil && last.Status == store.RunFailed {
+			r.Error = last.Error
+		}
+	}
 	for _, d := range h.Decisions {
 		if d.PinnedMessageID != "" {
 			r.Pins++

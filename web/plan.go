@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,7 +80,14 @@ func (x *planJobs) stopAll(ctx context.Context) error {
 
 // planner is the plan agent over this server's store and model.
 func (s *Server) planner() *agent.Planner {
-	return &agent.Planner{DB: s.db, Provider: s.provider, Logger: s.log}
+	return &agent.Planner{DB: s.db, Provider: s.provider, Logger: s.log,
+		Memory: func(ctx context.Context, sn *store.Snapshot) string {
+			h, err := s.db.FindHandoffByID(ctx, sn.HandoffID)
+			if err != nil {
+				return ""
+			}
+			return s.memoryFor(ctx, h.WorkspaceID, snapshotQuery(sn))
+		}}
 }
 
 // startPlan creates a plan of a snapshot and runs the agent in the
@@ -124,6 +132,20 @@ func (s *Server) startPlan(ctx context.Context, snapshotID string) (*store.Plan,
 	return plan, nil
 }
 
+// snapshotQuery is what memory is ranked against when planning: the
+// snapshot's summary, decisions and files.
+func snapshotQuery(sn *store.Snapshot) string {
+	var b strings.Builder
+	b.WriteString(sn.Payload.Summary)
+	for _, d := range sn.Payload.Decisions {
+		b.WriteString("\n" + d.Content)
+	}
+	for _, f := range sn.Payload.FilesReferenced {
+		b.WriteString("\n" + f.Path)
+	}
+	return b.String()
+}
+
 // latestSnapshot returns the snapshot to plan from: the latest one if the
 // handoff has not changed since, else a new one.
 func (s *Server) latestSnapshot(ctx context.Context, handoffID string) (*store.Snapshot, error) {
@@ -140,11 +162,17 @@ func (s *Server) latestSnapshot(ctx context.Context, handoffID string) (*store.S
 			return snaps[0], nil
 		}
 	}
-	return s.db.Freeze(ctx, h.ID)
+	sn, err := s.db.Freeze(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
+	return sn, s.captureMemory(ctx, sn)
 }
 
-// afterFreeze starts planning from a new snapshot and opens its plan page.
+// afterFreeze keeps the new snapshot in memory, starts planning from it
+// and opens its plan page.
 func (s *Server) afterFreeze(c echo.Context, sn *store.Snapshot) error {
+	s.captureInBackground(c.Request().Context(), sn)
 	plan, err := s.startPlan(c.Request().Context(), sn.ID)
 	if err != nil {
 		return err
@@ -236,6 +264,9 @@ func (s *Server) handlePlanEvents(c echo.Context) error {
 
 // handlePlanCancel serves POST /p/:id/cancel.
 func (s *Server) handlePlanCancel(c echo.Context) error {
+	if _, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id")); err != nil {
+		return err
+	}
 	if j := s.plans.find(c.Param("id")); j != nil {
 		j.cancel(errors.New("cancelled by the user"))
 	}

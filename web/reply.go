@@ -139,7 +139,7 @@ func (s *Server) generateReply(ctx context.Context, user *store.Message, emit fu
 			break
 		}
 	}
-	req := agent.BrainstormRequest(msgs, "")
+	req := agent.BrainstormRequest(msgs, s.memoryFor(ctx, s.threadWorkspace(ctx, user.ThreadID), recentText(msgs, 6)))
 
 	var partial strings.Builder
 	start := time.Now()
@@ -180,4 +180,28 @@ func modelFailure(p agent.Provider, err error) string {
 		return e.Message
 	}
 	return fmt.Sprintf("The %s model call failed (%v). Press Retry to try again.", p.Name(), err)
+}
+
+// threadWorkspace is the workspace of a thread ("" means the default).
+func (s *Server) threadWorkspace(ctx context.Context, threadID string) string {
+	t, err := s.db.FindThreadByID(ctx, threadID)
+	if err != nil {
+		return ""
+	}
+	return t.WorkspaceID
+}
+
+// recentText is the text of the last n messages: what memory is ranked
+// against for a brainstorm reply.
+func recentText(msgs []agent.Message, n int) string {
+	var b strings.Builder
+	for _, m := range msgs[max(0, len(msgs)-n):] {
+		for _, p := range m.Parts {
+			if t, ok := p.(agent.TextPart); ok {
+				b.WriteString(t.Text)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/sessions"
@@ -30,6 +31,9 @@ type Config struct {
 	SessionKey []byte
 	// Version is shown in /healthz.
 	Version string
+	// MemoryBudget is how many tokens of workspace memory go into prompts
+	// (agent.DefaultMemoryBudget when zero).
+	MemoryBudget int
 	// ModelRate limits model-backed requests per client (per second, with a
 	// burst of ten times that). Zero means 2/s.
 	ModelRate float64
@@ -48,8 +52,11 @@ type Server struct {
 	replies  *replyRuns
 	extracts *extractJobs
 	plans    *planJobs
-	echo     *echo.Echo
-	started  time.Time
+	// background tracks detached work (memory capture) for Shutdown.
+	background   sync.WaitGroup
+	memoryBudget int
+	echo         *echo.Echo
+	started      time.Time
 }
 
 // New builds the server and its routes.
@@ -61,17 +68,18 @@ func New(cfg Config) *Server {
 		cfg.ModelRate = 2
 	}
 	s := &Server{
-		db:       cfg.DB,
-		provider: cfg.Provider,
-		log:      cfg.Logger,
-		assets:   static.New(),
-		markdown: views.NewMarkdown(),
-		sessions: sessions.NewCookieStore(cfg.SessionKey),
-		version:  cfg.Version,
-		replies:  newReplyRuns(),
-		extracts: newExtractJobs(),
-		plans:    newPlanJobs(),
-		started:  time.Now(),
+		db:           cfg.DB,
+		provider:     cfg.Provider,
+		log:          cfg.Logger,
+		assets:       static.New(),
+		markdown:     views.NewMarkdown(),
+		sessions:     sessions.NewCookieStore(cfg.SessionKey),
+		version:      cfg.Version,
+		replies:      newReplyRuns(),
+		extracts:     newExtractJobs(),
+		plans:        newPlanJobs(),
+		memoryBudget: cfg.MemoryBudget,
+		started:      time.Now(),
 	}
 	s.sessions.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
 
@@ -141,6 +149,13 @@ func New(cfg Config) *Server {
 	b.GET("/p/:id/plan.md", s.handlePlanDownload)
 	b.POST("/p/:id/cancel", s.handlePlanCancel)
 	b.POST("/p/:id/rerun", s.handlePlanRerun, modelLimit)
+	b.GET("/memory", s.handleMemory)
+	b.GET("/decisions/adr.zip", s.handleADRZip)
+	b.GET("/decisions/:id", s.handleDecisionShow)
+	b.GET("/decisions/:id/adr.md", s.handleDecisionADR)
+	b.POST("/decisions/:id/supersede", s.handleDecisionSupersede)
+	b.POST("/decisions/:id/reactivate", s.handleDecisionReactivate)
+	b.GET("/files/*", s.handleFileShow)
 	b.POST("/h/:id/:kind", s.handleItemCreate)
 	b.GET("/h/:id/:kind/:item", s.handleItemShow)
 	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
@@ -161,6 +176,11 @@ func New(cfg Config) *Server {
 	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze)
 	api.POST("/handoffs/:id/plan", s.handleAPIPlanCreate, modelLimit)
 	api.GET("/plans/:id", s.handleAPIPlanShow)
+	api.GET("/decisions", s.handleAPIDecisionList)
+	api.GET("/decisions/:id", s.handleAPIDecisionShow)
+	api.POST("/decisions/:id/supersede", s.handleAPIDecisionSupersede)
+	api.POST("/decisions/:id/reactivate", s.handleAPIDecisionReactivate)
+	api.GET("/files/*", s.handleAPIFileRelationships)
 	api.POST("/handoffs/:id/:kind", s.handleAPIItemCreate)
 	api.PATCH("/handoffs/:id/:kind/:item", s.handleAPIItemUpdate)
 	api.DELETE("/handoffs/:id/:kind/:item", s.handleAPIItemDelete)
@@ -191,7 +211,15 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 // Shutdown cancels running replies (they are stored as stopped),
 // extractions and plans, and waits for them to be saved, bounded by ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	return errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx), s.plans.stopAll(ctx))
+	err := errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx), s.plans.stopAll(ctx))
+	done := make(chan struct{})
+	go func() { s.background.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = errors.Join(err, ctx.Err())
+	}
+	return err
 }
 
 // handleHealth serves GET /healthz.

@@ -23,6 +23,9 @@ type config struct {
 	Provider string
 	Model    string
 	LogLevel string
+	// MemoryTokens is the token budget of the workspace memory section in
+	// prompts; 0 means agent.DefaultMemoryBudget.
+	MemoryTokens int
 	// TokenBudget caps the tokens a workspace's model calls use per calendar
 	// month (UTC); zero turns the cap off.
 	TokenBudget int64
@@ -46,6 +49,7 @@ func (c *config) fromEnv(getenv func(string) string) {
 	c.Provider = or("BATON_PROVIDER", "offline")
 	c.Model = getenv("BATON_MODEL")
 	c.LogLevel = or("BATON_LOG_LEVEL", "info")
+	c.MemoryTokens, _ = strconv.Atoi(getenv("BATON_MEMORY_TOKENS"))
 	c.AnthropicKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	c.OpenAIKey, c.OpenAIBaseURL = getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 	if v := strings.TrimSpace(getenv("BATON_TOKEN_BUDGET")); v != "" {
@@ -63,6 +67,7 @@ func (c *config) flags(fs *flag.FlagSet, serve bool) {
 	fs.StringVar(&c.Provider, "provider", c.Provider, "model provider: offline, anthropic or openai (BATON_PROVIDER)")
 	fs.StringVar(&c.Model, "model", c.Model, "model name; each provider has a default (BATON_MODEL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (BATON_LOG_LEVEL)")
+	fs.IntVar(&c.MemoryTokens, "memory-tokens", c.MemoryTokens, "tokens of workspace memory given to brainstorms and plans; 0 for the default of 1500 (BATON_MEMORY_TOKENS)")
 	if serve {
 		fs.Func("token-budget", "tokens the workspace's model calls may use per calendar month, UTC; 0 for no budget (BATON_TOKEN_BUDGET)", func(v string) error {
 			n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
