@@ -283,13 +283,13 @@ func TestAPIHandoffFlow(t *testing.T) {
 	if got.SHA256 != sn.SHA256 || string(got.Payload) != string(sn.Payload) || got.HandoffID != h.ID {
 		t.Fatalf("GET snapshot differs from the frozen one:\n%s\n%s", got.Payload, sn.Payload)
 	}
-	res, body = app.get("/api/v1/handoffs/" + h.ID)
+	_, body = app.get("/api/v1/handoffs/" + h.ID)
 	if got := decodeJSON[apiHandoff](t, body); got.Status != "frozen" {
 		t.Fatalf("status=%q after freeze, want frozen", got.Status)
 	}
 	// A later edit leaves the snapshot alone.
 	app.postJSON(base+"/decisions", `{"content":"Later"}`)
-	res, body = app.get("/api/v1/snapshots/" + sn.ID)
+	_, body = app.get("/api/v1/snapshots/" + sn.ID)
 	if again := decodeJSON[apiSnapshot](t, body); string(again.Payload) != string(sn.Payload) || again.SHA256 != sn.SHA256 {
 		t.Fatal("an edit changed the snapshot")
 	}
