@@ -377,3 +377,33 @@ func (db *DB) FindRecentHandoffs(ctx context.Context, workspaceID string, limit 
 	}
 	return out, rows.Err()
 }
+
+// ReadyState is what a brainstorm page shows about its handoff: whether
+// there is one, how many replies are pinned, and how the last extraction
+// went. FindReadyState reads it in one query, as the page does it on every view.
+type ReadyState struct {
+	HandoffID     string // empty when the thread has no handoff yet
+	Pins          int
+	LastRunStatus RunStatus // empty when nothing was extracted
+	LastRunError  string
+}
+
+// FindReadyState returns a thread's ReadyState; a thread without a handoff
+// gets the zero value.
+func (db *DB) FindReadyState(ctx context.Context, threadID string) (ReadyState, error) {
+	var r ReadyState
+	err := db.readRow(ctx,
+		`SELECT h.id,
+		        (SELECT COUNT(*) FROM decisions d WHERE d.handoff_id = h.id AND d.pinned_message_id IS NOT NULL),
+		        COALESCE(r.status, ''), COALESCE(r.error, '')
+		 FROM handoffs h
+		 LEFT JOIN extraction_runs r ON r.id = (SELECT id FROM extraction_runs WHERE handoff_id = h.id
+		                                        ORDER BY started_at DESC, id DESC LIMIT 1)
+		 WHERE h.thread_id = ?`, threadID).Scan(&r.HandoffID, &r.Pins, &r.LastRunStatus, &r.LastRunError)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ReadyState{}, nil
+	} else if err != nil {
+		return r, fmt.Errorf("find ready state of %s: %w", threadID, err)
+	}
+	return r, nil
+}

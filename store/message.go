@@ -151,7 +151,7 @@ func scanMessage(s scanner) (*Message, error) {
 
 // FindMessageByID returns a message of a thread, or ErrNotFound.
 func (db *DB) FindMessageByID(ctx context.Context, threadID, id string) (*Message, error) {
-	m, err := scanMessage(db.read.QueryRowContext(ctx,
+	m, err := scanMessage(db.readRow(ctx,
 		`SELECT `+messageColumns+` FROM messages WHERE id = ? AND thread_id = ?`, id, threadID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("message %s: %w", id, ErrNotFound)
@@ -176,7 +176,7 @@ func (db *DB) FindMessages(ctx context.Context, f MessageFilter) ([]*Message, er
 		     ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`
 		args = append(args, f.Last)
 	}
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	rows, err := db.readRows(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find messages: %w", err)
 	}
@@ -209,7 +209,7 @@ func (db *DB) DeleteFailedReply(ctx context.Context, threadID, id string) error 
 // FindReply returns the assistant message replying to a user message, or
 // ErrNotFound if there is none yet.
 func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*Message, error) {
-	m, err := scanMessage(db.read.QueryRowContext(ctx,
+	m, err := scanMessage(db.readRow(ctx,
 		`SELECT `+messageColumns+` FROM messages WHERE reply_to = ? AND thread_id = ?`, userMessageID, threadID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("reply to %s: %w", userMessageID, ErrNotFound)
@@ -217,4 +217,25 @@ func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*M
 		return nil, fmt.Errorf("find reply to %s: %w", userMessageID, err)
 	}
 	return m, nil
+}
+
+// FindMessageHeads returns a thread's messages, oldest first, with only
+// ID, ThreadID, Role, Status and Pinned filled: enough to tell what changed
+// since a page was rendered, at a fraction of the cost of FindMessages.
+func (db *DB) FindMessageHeads(ctx context.Context, threadID string) ([]*Message, error) {
+	rows, err := db.readRows(ctx,
+		`SELECT id, role, status, pinned FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID)
+	if err != nil {
+		return nil, fmt.Errorf("find message heads: %w", err)
+	}
+	defer rows.Close()
+	var out []*Message
+	for rows.Next() {
+		m := &Message{ThreadID: threadID}
+		if err := rows.Scan(&m.ID, &m.Role, &m.Status, &m.Pinned); err != nil {
+			return nil, fmt.Errorf("find message heads: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
 }

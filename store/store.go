@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,6 +62,9 @@ type DB struct {
 	now   func() time.Time
 
 	defaultWorkspace string
+	// stmts caches prepared statements of the hottest reads: the driver
+	// does not, and preparing costs as much as running them.
+	stmts sync.Map // query -> *sql.Stmt
 }
 
 // Open opens (creating if needed) the database file at path, applies
@@ -147,8 +151,59 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
+// readStmt returns the prepared read statement for q, preparing it once.
+func (db *DB) readStmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := db.stmts.Load(q); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := db.read.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := db.stmts.LoadOrStore(q, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
+
+// readRows runs a hot read query through a cached prepared statement.
+func (db *DB) readRows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := db.readStmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// rowResult is a *sql.Row or the error of preparing its statement.
+type rowResult struct {
+	row *sql.Row
+	err error
+}
+
+func (r rowResult) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.row.Scan(dest...)
+}
+
+// readRow is readRows for a single row.
+func (db *DB) readRow(ctx context.Context, q string, args ...any) rowResult {
+	st, err := db.readStmt(ctx, q)
+	if err != nil {
+		return rowResult{err: err}
+	}
+	return rowResult{row: st.QueryRowContext(ctx, args...)}
+}
+
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.stmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
 	var errs []error
 	if db.read != nil {
 		errs = append(errs, db.read.Close())

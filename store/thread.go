@@ -72,7 +72,7 @@ func (db *DB) CreateThread(ctx context.Context, in ThreadCreate) (*Thread, error
 
 // FindThreadByID returns a thread, or ErrNotFound.
 func (db *DB) FindThreadByID(ctx context.Context, id string) (*Thread, error) {
-	t, err := scanThread(db.read.QueryRowContext(ctx,
+	t, err := scanThread(db.readRow(ctx,
 		`SELECT id, workspace_id, COALESCE(parent_thread_id, ''), title, created_at, updated_at, 0
 		 FROM threads WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"html"
 	"regexp"
-	"sync"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/microcosm-cc/bluemonday"
@@ -25,9 +24,7 @@ import (
 type Markdown struct {
 	md     goldmark.Markdown
 	policy *bluemonday.Policy
-
-	mu    sync.RWMutex
-	cache map[string]string
+	cache  *HTMLCache
 }
 
 const markdownCacheEntries = 4096
@@ -61,29 +58,22 @@ func NewMarkdown() *Markdown {
 	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
 	p.AllowAttrs("checked", "disabled").OnElements("input")
 	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
-	return &Markdown{md: md, policy: p, cache: make(map[string]string)}
+	return &Markdown{md: md, policy: p, cache: NewHTMLCache(markdownCacheEntries)}
 }
 
 // Render returns sanitized HTML for src.
 func (m *Markdown) Render(src string) string {
-	m.mu.RLock()
-	out, ok := m.cache[src]
-	m.mu.RUnlock()
-	if ok {
+	if out, ok := m.cache.Get(src); ok {
 		return out
 	}
+	var out string
 	var buf bytes.Buffer
 	if err := m.md.Convert([]byte(src), &buf); err != nil {
 		out = "<p>" + html.EscapeString(src) + "</p>"
 	} else {
 		out = m.policy.Sanitize(buf.String())
 	}
-	m.mu.Lock()
-	if len(m.cache) >= markdownCacheEntries {
-		clear(m.cache) // crude but bounded; a hot thread refills it at once
-	}
-	m.cache[src] = out
-	m.mu.Unlock()
+	m.cache.Put(src, out)
 	return out
 }
 

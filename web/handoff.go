@@ -54,22 +54,13 @@ func (s *Server) renderPinned(c echo.Context) error {
 // readyState gathers what the "Ready to plan" bar shows.
 func (s *Server) readyState(c echo.Context, threadID string) (views.Ready, error) {
 	r := views.Ready{ThreadID: threadID, Running: s.extracts.find(threadID) != nil}
-	h, err := s.db.FindHandoffByThread(c.Request().Context(), threadID)
-	if errors.Is(err, store.ErrNotFound) {
-		return r, nil
-	} else if err != nil {
+	st, err := s.db.FindReadyState(c.Request().Context(), threadID)
+	if err != nil {
 		return r, err
 	}
-	r.HandoffID = h.ID
-	if !r.Running {
-		if last, err := s.db.FindLatestExtractionRun(c.Request().Context(), h.ID); err == nil && last.Status == store.RunFailed {
-			r.Error = last.Error
-		}
-	}
-	for _, d := range h.Decisions {
-		if d.PinnedMessageID != "" {
-			r.Pins++
-		}
+	r.HandoffID, r.Pins = st.HandoffID, st.Pins
+	if !r.Running && st.LastRunStatus == store.RunFailed {
+		r.Error = st.LastRunError
 	}
 	return r, nil
 }

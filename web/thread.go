@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,19 +48,13 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msgs, err := s.db.FindMessages(ctx, store.MessageFilter{ThreadID: t.ID})
+	mvs, err := s.threadMessages(ctx, s.csrf(c), t.ID)
 	if err != nil {
 		return err
 	}
 	var pending *store.Message
-	if n := len(msgs); n > 0 && msgs[n-1].Role == store.RoleUser {
-		pending = msgs[n-1]
-		msgs = msgs[:n-1]
-	}
-	mvs := s.messageViews(msgs)
-	if pending != nil {
-		// The pending message itself is shown; its reply streams after it.
-		mvs = append(mvs, s.messageView(pending))
+	if n := len(mvs); n > 0 && mvs[n-1].Msg.Role == store.RoleUser {
+		pending = mvs[n-1].Msg
 	}
 	ready, err := s.readyState(c, t.ID)
 	if err != nil {
@@ -185,12 +181,50 @@ func (s *Server) messageView(m *store.Message) views.MessageView {
 	return views.MessageView{Msg: m, HTML: s.markdown.Render(m.Content)}
 }
 
-func (s *Server) messageViews(msgs []*store.Message) []views.MessageView {
-	out := make([]views.MessageView, len(msgs))
-	for i, m := range msgs {
-		out[i] = s.messageView(m)
+// threadMessages renders a thread's messages for its page. A stored
+// message only changes when it is pinned or unpinned, so each rendered item
+// is cached under its ID, pin and the CSRF token its forms carry; the full
+// rows are read only when an item is missing.
+func (s *Server) threadMessages(ctx context.Context, csrf, threadID string) ([]views.MessageView, error) {
+	heads, err := s.db.FindMessageHeads(ctx, threadID)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := make([]views.MessageView, len(heads))
+	key := func(m *store.Message) string { return m.ID + "|" + strconv.FormatBool(m.Pinned) + "|" + csrf }
+	var missing bool
+	for i, h := range heads {
+		out[i].Msg = h
+		out[i].Item, _ = s.items.Get(key(h))
+		missing = missing || out[i].Item == ""
+	}
+	if !missing {
+		return out, nil
+	}
+	msgs, err := s.db.FindMessages(ctx, store.MessageFilter{ThreadID: threadID})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*store.Message, len(msgs))
+	for _, m := range msgs {
+		byID[m.ID] = m
+	}
+	var buf bytes.Buffer
+	for i := range out {
+		m, ok := byID[out[i].Msg.ID]
+		if !ok || out[i].Item != "" {
+			continue // deleted since, or cached
+		}
+		mv := s.messageView(m)
+		buf.Reset()
+		if err := views.MessageItem(csrf, mv).Render(ctx, &buf); err != nil {
+			return nil, err
+		}
+		mv.Item = buf.String()
+		s.items.Put(key(m), mv.Item)
+		out[i] = mv
+	}
+	return out, nil
 }
 
 // startSSE starts an event stream response. Streams may outlast the
@@ -206,6 +240,9 @@ func startSSE(c echo.Context) *sseWriter {
 	return &sseWriter{w: w}
 }
 
+// newlines normalises line endings: a lone \r would end an SSE line too.
+var newlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
 // sseWriter writes server-sent events and flushes each one.
 type sseWriter struct {
 	w *echo.Response
@@ -219,7 +256,7 @@ func (s *sseWriter) send(event, data string) error {
 	b.WriteString("event: ")
 	b.WriteString(event)
 	b.WriteByte('\n')
-	for line := range strings.SplitSeq(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(data), "\n") {
+	for line := range strings.SplitSeq(newlines.Replace(data), "\n") {
 		b.WriteString("data: ")
 		b.WriteString(strings.TrimSuffix(line, "\r"))
 		b.WriteByte('\n')
