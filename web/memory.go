@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -112,6 +113,9 @@ func (s *Server) handleDecisionShow(c echo.Context) error {
 
 // handleDecisionSupersede serves POST /decisions/:id/supersede (form field "by").
 func (s *Server) handleDecisionSupersede(c echo.Context) error {
+	if c.FormValue("by") == "" {
+		return &store.ValidationError{Field: "by", Message: "Choose the decision that replaces this one."}
+	}
 	if err := s.db.SupersedeDecisionRecord(c.Request().Context(), c.Param("id"), c.FormValue("by")); err != nil {
 		return err
 	}
@@ -164,7 +168,7 @@ func (s *Server) handleADRZip(c echo.Context) error {
 // what risks it carries.
 func (s *Server) handleFileShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	path, err := cleanFilePath(c.Param("*"))
+	path, err := cleanFilePath(filePathParam(c))
 	if err != nil {
 		return err
 	}
@@ -179,6 +183,15 @@ func (s *Server) handleFileShow(c echo.Context) error {
 		return err
 	}
 	return s.render(c, http.StatusOK, views.FilePage(s.meta(c, path), rel, learnings))
+}
+
+// filePathParam is the path after /files/. Echo routes a path with escapes
+// Go keeps (%2F) as it is and leaves the parameter escaped: decode it once.
+func filePathParam(c echo.Context) string {
+	if p, err := url.PathUnescape(c.Param("*")); err == nil && c.Request().URL.RawPath != "" {
+		return p
+	}
+	return c.Param("*")
 }
 
 // recordJSON is a decision record in the JSON API.
@@ -285,7 +298,7 @@ func (s *Server) handleAPIDecisionReactivate(c echo.Context) error {
 // handleAPIFileRelationships serves GET /api/v1/files/{path}/relationships:
 // the decisions that affected the file and the risks it carries.
 func (s *Server) handleAPIFileRelationships(c echo.Context) error {
-	raw, ok := strings.CutSuffix(c.Param("*"), "/relationships")
+	raw, ok := strings.CutSuffix(filePathParam(c), "/relationships")
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}

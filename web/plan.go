@@ -118,10 +118,12 @@ func (s *Server) startPlan(ctx context.Context, snapshotID string) (*store.Plan,
 		}()
 		_, err := s.planner().Run(jobCtx, plan.ID, agent.PlanHooks{
 			OnStep: func(st agent.Step) {
+				// Render even when the run was cancelled: its last steps still show.
 				var buf bytes.Buffer
-				views.PlanStepItem(&store.PlanStep{Description: st.Description, IsError: st.IsError,
-					InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}).Render(jobCtx, &buf)
-				j.add("step", buf.String())
+				if err := views.PlanStepItem(&store.PlanStep{Description: st.Description, IsError: st.IsError,
+					InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}).Render(context.WithoutCancel(jobCtx), &buf); err == nil {
+					j.add("step", buf.String())
+				}
 			},
 			OnDelta: func(d agent.Delta) { j.add("delta", templ.EscapeString(d.Text)) },
 		})
@@ -361,15 +363,29 @@ func newPlanJSON(p *store.Plan) *planJSON {
 
 // handleAPIPlanCreate serves POST /api/v1/handoffs/:id/plan: it plans from
 // the latest snapshot (freezing the handoff first if it changed since),
-// runs the agent to the end and returns the plan.
+// waits for the agent to finish and returns the plan. The run is the same
+// as the page's, so /p/{id} follows it live; if the client goes away, the
+// run is cancelled.
 func (s *Server) handleAPIPlanCreate(c echo.Context) error {
 	ctx := c.Request().Context()
 	sn, err := s.latestSnapshot(ctx, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	plan, err := s.planner().Plan(ctx, sn.ID, agent.PlanHooks{})
+	plan, err := s.startPlan(ctx, sn.ID)
 	if err != nil {
+		return err
+	}
+	if j := s.plans.find(plan.ID); j != nil {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			j.cancel(errLeft)
+			<-j.done
+			return ctx.Err()
+		}
+	}
+	if plan, err = s.db.FindPlanByID(ctx, plan.ID); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, newPlanJSON(plan))
