@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // MaxTranscriptMessages is how many of the latest messages an extraction reads.
@@ -167,10 +168,16 @@ func sanitizeExtraction(x Extraction, n, offset int) Extraction {
 	return out
 }
 
-// clip trims s and cuts it to at most n bytes on a rune boundary, the
-// ellipsis included.
+// clip trims s, drops control characters other than newline and tab (a
+// pasted terminal escape must not make the whole extraction invalid), and
+// cuts it to at most n bytes on a rune boundary, the ellipsis included.
 func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s))
 	if len(s) <= n {
 		return s
 	}

@@ -258,3 +258,26 @@ func TestExtractionSchemaIsStrict(t *testing.T) {
 	}
 	walk("$", doc)
 }
+
+// TestExtractDropsControlCharacters checks that a pasted terminal escape
+// cannot make the extraction fail to merge: the store refuses control
+// characters, so they are dropped here, for a model and for offline rules.
+func TestExtractDropsControlCharacters(t *testing.T) {
+	dirty := "Use \x1b[1mRedis\x1b[0m for the\x00 cache"
+	p := &extractorProvider{x: Extraction{
+		Decisions:       []ExtractedDecision{{Content: dirty, Confidence: 0.9}},
+		FilesReferenced: []ExtractedFile{{Path: "src/cache.go", Relevance: RelevanceHigh, Context: dirty}},
+		Risks:           []ExtractedRisk{{Description: dirty, Severity: SeverityLow, Mitigation: dirty}},
+		Summary:         dirty,
+	}}
+	x, err := Extract(context.Background(), p, transcript(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "Use [1mRedis[0m for the cache"
+	for _, got := range []string{x.Decisions[0].Content, x.FilesReferenced[0].Context, x.Risks[0].Description, x.Risks[0].Mitigation, x.Summary} {
+		if got != want {
+			t.Fatalf("cleaned text=%q, want %q", got, want)
+		}
+	}
+}

@@ -106,7 +106,7 @@ func memSnapshot(t *testing.T, db *store.DB, decisions []string, files [][2]stri
 			t.Fatal(err)
 		}
 	}
-	sn, err := db.Freeze(ctx, h.ID)
+	sn, err := db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

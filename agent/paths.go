@@ -46,12 +46,13 @@ func CleanPath(raw string) (string, bool) {
 	case '/', '~', '$', '%', '-':
 		return "", false
 	}
-	if strings.ContainsAny(p, "\\:*?|") {
+	// % would let "%2e%2e" pass for ".." once a browser decodes a link.
+	if strings.ContainsAny(p, "\\:*?|%") {
 		return "", false
 	}
 	for _, r := range p {
 		if unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError ||
-			unicode.Is(unicode.Cf, r) {
+			unicode.Is(unicode.Cf, r) || lookalike(r) {
 			return "", false
 		}
 	}
@@ -61,4 +62,11 @@ func CleanPath(raw string) (string, bool) {
 		}
 	}
 	return p, true
+}
+
+// lookalike reports full-width forms (U+FF00–U+FFEF: "．．／") and the
+// one- and two-dot leaders (U+2024, U+2025), which read as dots and
+// slashes but are not, so a path using them is not what it seems.
+func lookalike(r rune) bool {
+	return (r >= 0xFF00 && r <= 0xFFEF) || r == 0x2024 || r == 0x2025
 }

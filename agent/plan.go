@@ -67,20 +67,26 @@ func (p *Planner) Run(ctx context.Context, planID string, hooks PlanHooks) (*sto
 	if log == nil {
 		log = slog.Default()
 	}
-	plan, err := p.DB.FindPlanByID(ctx, planID)
+	// Records outlive a cancelled request: a cancelled run is still saved,
+	// and a run cancelled before it started still ends (else the plan would
+	// stay running and block every later plan of its snapshot).
+	bg := context.WithoutCancel(ctx)
+	plan, err := p.DB.FindPlanByID(bg, planID)
 	if err != nil {
 		return nil, err
 	}
 	if plan.Status != store.PlanRunning {
 		return nil, fmt.Errorf("plan %s has already finished (%s): %w", planID, plan.Status, store.ErrConflict)
 	}
-	sn, err := p.DB.FindSnapshotByID(ctx, plan.SnapshotID)
+	sn, err := p.DB.FindSnapshotByID(bg, plan.SnapshotID)
 	if err != nil {
+		if _, ferr := p.DB.FinishPlan(bg, planID, store.PlanFinish{Status: store.PlanFailed,
+			Error: "The snapshot could not be read. Start planning again."}); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
 		return nil, err
 	}
 
-	// Records outlive a cancelled request: a cancelled run is still saved.
-	bg := context.WithoutCancel(ctx)
 	tools := newPlanTools(p.DB, sn)
 	maxSteps := p.MaxSteps
 	if maxSteps <= 0 {

@@ -43,7 +43,7 @@ func freeze(t *testing.T, db *store.DB, decisions []string, files []store.FileRe
 	if _, err := db.SetSummary(ctx, h.ID, "The plan agent writes a markdown plan from a frozen handoff and stores it with its steps.", 0); err != nil {
 		t.Fatal(err)
 	}
-	sn, err := db.Freeze(ctx, h.ID)
+	sn, err := db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,4 +159,27 @@ func TestOfflinePlanEndToEnd(t *testing.T) {
 			t.Fatalf("second run: version %d, same markdown %v; want version 2 and the same plan", again.Version, again.Markdown == md)
 		}
 	})
+}
+
+// TestPlanCancelledBeforeStart checks that a run whose context is already
+// cancelled still ends its plan, so that the snapshot can be planned again.
+func TestPlanCancelledBeforeStart(t *testing.T) {
+	db := store.MustOpen(t)
+	sn := freeze(t, db, []string{"Use SQLite."}, nil, nil)
+	plan, err := db.CreatePlan(context.Background(), sn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err := (&agent.Planner{DB: db, Provider: offline.New()}).Run(ctx, plan.ID, agent.PlanHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.PlanCancelled {
+		t.Fatalf("Status=%q, want cancelled", got.Status)
+	}
+	if _, err := db.CreatePlan(context.Background(), sn.ID); err != nil {
+		t.Fatalf("planning again: %v", err)
+	}
 }

@@ -47,7 +47,7 @@ func newPlanFixture(t *testing.T, decisions ...string) planFixture {
 	if _, err := db.SetSummary(ctx, h.ID, "Plans get stored.", 0); err != nil {
 		t.Fatal(err)
 	}
-	sn, err := db.Freeze(ctx, h.ID)
+	sn, err := db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

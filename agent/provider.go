@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 )
 
@@ -195,4 +196,25 @@ func AsError(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// RedactURL is a base URL fit for messages people read and for logs: no
+// password and no query (where some gateways put keys).
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.Redacted()
+}
+
+// WithoutURL drops the request URL from an HTTP client error, which may
+// carry keys in its query, keeping what went wrong ("connection refused").
+func WithoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

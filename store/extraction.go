@@ -219,9 +219,11 @@ func sameText(s string) string {
 
 // Freeze makes an immutable snapshot of a handoff (canonical JSON and its
 // sha256) and marks the handoff frozen. Freezing again makes a new
-// snapshot; earlier ones never change. Returns ErrInvalid if there is no
-// decision to plan from.
-func (db *DB) Freeze(ctx context.Context, handoffID string) (*Snapshot, error) {
+// snapshot; earlier ones never change. If version is not zero it must be
+// the handoff's current version, so that nobody freezes edits they have
+// not seen (ErrConflict). Returns ErrInvalid if there is no decision to
+// plan from.
+func (db *DB) Freeze(ctx context.Context, handoffID string, version int) (*Snapshot, error) {
 	var sn *Snapshot
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE id = ?`, handoffID))
@@ -229,6 +231,9 @@ func (db *DB) Freeze(ctx context.Context, handoffID string) (*Snapshot, error) {
 			return fmt.Errorf("handoff %s: %w", handoffID, ErrNotFound)
 		} else if err != nil {
 			return err
+		}
+		if version != 0 && h.Version != version {
+			return &VersionConflict{Current: h.Version, Expected: version}
 		}
 		if err := findItems(ctx, tx, h); err != nil {
 			return err

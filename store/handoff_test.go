@@ -845,11 +845,18 @@ func TestExtractionRunSingleFlight(t *testing.T) {
 		t.Fatalf("start after a cancel: %v", err)
 	}
 
-	// A run left running by a process that went away fails on reopen.
+	// A run left running by a process that went away fails when the next
+	// server starts (RecoverInterrupted), not on a plain open.
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if db, err = store.Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StartExtractionRun(ctx, h.ID); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("start after a plain open: err=%v, want ErrConflict (the run is still running)", err)
+	}
+	if err := db.RecoverInterrupted(ctx); err != nil {
 		t.Fatal(err)
 	}
 	last, err = db.FindLatestExtractionRun(ctx, h.ID)
@@ -875,7 +882,7 @@ func TestFreeze(t *testing.T) {
 	db.CreateRisk(ctx, h.ID, store.RiskInput{Description: "Leak", Severity: store.LevelHigh, Mitigation: "short TTL"}, 0)
 	db.SetSummary(ctx, h.ID, "We settled auth.", 0)
 
-	sn, err := db.Freeze(ctx, h.ID)
+	sn, err := db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -948,7 +955,7 @@ func TestFreeze(t *testing.T) {
 	}
 
 	// Freezing again makes a new snapshot.
-	sn2, err := db.Freeze(ctx, h.ID)
+	sn2, err := db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -977,7 +984,7 @@ func TestFreezeRefused(t *testing.T) {
 	h, _ := db.EnsureHandoff(ctx, b.thread.ID)
 	db.CreateRisk(ctx, h.ID, store.RiskInput{Description: "Only a risk", Severity: store.LevelLow}, 0)
 
-	_, err := db.Freeze(ctx, h.ID)
+	_, err := db.Freeze(ctx, h.ID, 0)
 	var ve *store.ValidationError
 	if !errors.Is(err, store.ErrInvalid) || !errors.As(err, &ve) || ve.Message == "" {
 		t.Fatalf("freeze without decisions: err=%v, want ErrInvalid with a message", err)
@@ -988,7 +995,7 @@ func TestFreezeRefused(t *testing.T) {
 	if got := mustHandoff(t, db, h.ID).Status; got != store.HandoffDraft {
 		t.Fatalf("Status=%q after a refused freeze, want draft", got)
 	}
-	if _, err := db.Freeze(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.Freeze(ctx, "nope", 0); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown handoff: err=%v, want ErrNotFound", err)
 	}
 }
@@ -1000,7 +1007,7 @@ func TestSnapshotsImmutableInSQL(t *testing.T) {
 	db := store.MustOpen(t)
 	b := newBrainstorm(t, db, "Decide.")
 	d, _, _ := db.PinMessage(ctx, b.thread.ID, b.reply.ID)
-	sn, err := db.Freeze(ctx, d.HandoffID)
+	sn, err := db.Freeze(ctx, d.HandoffID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1014,6 +1021,8 @@ func TestSnapshotsImmutableInSQL(t *testing.T) {
 		`UPDATE snapshots SET payload = '{}' WHERE id = ?`,
 		`UPDATE snapshots SET sha256 = 'forged' WHERE id = ?`,
 		`DELETE FROM snapshots WHERE id = ?`,
+		`INSERT OR REPLACE INTO snapshots (id, handoff_id, payload, sha256, created_at)
+		 SELECT id, handoff_id, '{}', 'forged', created_at FROM snapshots WHERE id = ?`,
 	} {
 		_, err := raw.ExecContext(ctx, q, sn.ID)
 		if err == nil || !strings.Contains(err.Error(), "immutable") {
@@ -1029,5 +1038,29 @@ func TestSnapshotsImmutableInSQL(t *testing.T) {
 	}
 	if string(stored.JSON) != string(sn.JSON) || stored.SHA256 != sn.SHA256 {
 		t.Fatal("the snapshot changed")
+	}
+}
+
+// TestFreezeStaleVersion checks that a handoff changed since the version a
+// reviewer saw is not frozen.
+func TestFreezeStaleVersion(t *testing.T) {
+	ctx := context.Background()
+	db := store.MustOpen(t)
+	th, _ := db.CreateThread(ctx, store.ThreadCreate{Title: "t"})
+	h, _ := db.EnsureHandoff(ctx, th.ID)
+	_, ch, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Use SQLite."}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := ch.Version
+	if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Use Postgres."}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var conflict *store.VersionConflict
+	if _, err := db.Freeze(ctx, h.ID, seen); !errors.As(err, &conflict) {
+		t.Fatalf("freeze at a stale version: err=%v, want a VersionConflict", err)
+	}
+	if _, err := db.Freeze(ctx, h.ID, seen+1); err != nil {
+		t.Fatalf("freeze at the current version: %v", err)
 	}
 }

@@ -266,6 +266,9 @@ func (db *DB) CaptureSnapshot(ctx context.Context, sn *Snapshot, workspaceID str
 			res.Records = append(res.Records, &rec)
 		}
 		for _, pl := range fresh {
+			if pl.record.Status != DecisionActive {
+				continue // a superseded record supersedes nothing
+			}
 			for _, oldID := range pl.reverses {
 				if oldID == pl.record.ID {
 					continue
@@ -353,6 +356,10 @@ func planCapture(ctx context.Context, q querier, sn *Snapshot, workspaceID strin
 			// The same handoff frozen again: take its current wording.
 			pl.changed = ex.Content != d.Content
 			r := *ex
+			if pl.changed {
+				// Edited and frozen again: a new decision, active again.
+				r.Status, r.SupersededBy = DecisionActive, ""
+			}
 			r.SnapshotID, r.Label, r.Content, r.Scope = sn.ID, d.Label, d.Content, pl.scope
 			r.Confidence, r.MessageIDs, r.UpdatedAt = d.Confidence, ids, now
 			pl.record = r
@@ -414,8 +421,9 @@ func writeRecord(ctx context.Context, tx *sql.Tx, pl *capturePlan, now time.Time
 	}
 	_, err := tx.ExecContext(ctx,
 		`UPDATE decision_records SET snapshot_id = ?, label = ?, content = ?, scope = ?, confidence = ?,
-		   message_ids = ?, updated_at = ? WHERE id = ?`,
-		r.SnapshotID, r.Label, r.Content, r.Scope, r.Confidence, encodeIDs(r.MessageIDs), formatTime(now), r.ID)
+		   message_ids = ?, status = ?, superseded_by = NULLIF(?, ''), updated_at = ? WHERE id = ?`,
+		r.SnapshotID, r.Label, r.Content, r.Scope, r.Confidence, encodeIDs(r.MessageIDs),
+		r.Status, r.SupersededBy, formatTime(now), r.ID)
 	return err
 }
 

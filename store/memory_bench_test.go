@@ -107,7 +107,7 @@ func seedDecisionRecords(tb testing.TB, db *DB, n int, gen func(i int) (content,
 	if _, _, err := db.CreateDecision(ctx, h.ID, DecisionCreate{Content: "Seed"}, 0); err != nil {
 		tb.Fatal(err)
 	}
-	sn, err := db.Freeze(ctx, h.ID)
+	sn, err := db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}

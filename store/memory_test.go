@@ -80,7 +80,7 @@ func memHandoff(t *testing.T, db *store.DB, spec memSpec) string {
 func memCapture(t *testing.T, db *store.DB, handoffID string, judge func(old, new store.DecisionRecord) bool) (*store.Snapshot, store.CaptureResult) {
 	t.Helper()
 	ctx := context.Background()
-	sn, err := db.Freeze(ctx, handoffID)
+	sn, err := db.Freeze(ctx, handoffID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestCaptureSnapshotErrors(t *testing.T) {
 	if _, err := db.CaptureSnapshot(ctx, &store.Snapshot{ID: "nope"}, "", nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown snapshot: err = %v, want ErrNotFound", err)
 	}
-	sn, err := db.Freeze(ctx, memHandoff(t, db, authSpec))
+	sn, err := db.Freeze(ctx, memHandoff(t, db, authSpec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,5 +527,45 @@ func TestFindMemory(t *testing.T) {
 		if d.Record.Status != store.DecisionActive {
 			t.Errorf("file links hold superseded %q", d.Record.Content)
 		}
+	}
+}
+
+// TestSupersessionNeverLoops re-freezes an edited decision that had been
+// superseded: it becomes a new, active decision that may supersede the one
+// that replaced it, but the two never end up superseding each other.
+func TestSupersessionNeverLoops(t *testing.T) {
+	ctx := context.Background()
+	db := store.MustOpen(t)
+	db.SetClock(ticking())
+	h1 := memHandoff(t, db, memSpec{decisions: []memDecision{{"Use mysql for storage in src/db/db.go", conf(0.9)}},
+		files: []memFile{{"src/db/db.go", ""}}})
+	_, first := memCapture(t, db, h1, insteadOf)
+	_, second := memCapture(t, db, memHandoff(t, db, memSpec{
+		decisions: []memDecision{{"Use postgres for storage in src/db/db.go instead of mysql", conf(0.9)}},
+		files:     []memFile{{"src/db/db.go", ""}}}), insteadOf)
+	a, x := first.Records[0].ID, second.Records[0].ID
+
+	h, err := db.FindHandoffByID(ctx, h1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.UpdateDecision(ctx, h1, h.Decisions[0].ID, "Use mysql for storage in src/db/db.go instead of postgres", 0); err != nil {
+		t.Fatal(err)
+	}
+	memCapture(t, db, h1, insteadOf)
+
+	active, err := db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Status: store.DecisionActive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(active) != 1 || active[0].ID != a {
+		t.Fatalf("active records %v, want only the re-frozen %s", active, a)
+	}
+	got, err := db.FindDecisionRecordByID(ctx, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.DecisionSuperseded || got.SupersededBy != a {
+		t.Fatalf("the postgres record: status %q superseded by %q, want superseded by %s", got.Status, got.SupersededBy, a)
 	}
 }

@@ -84,7 +84,7 @@ func (in *MessageCreate) Validate() error {
 		}
 	case RoleAssistant:
 		if len(in.Content) > MaxAssistantMessageBytes {
-			in.Content = in.Content[:MaxAssistantMessageBytes]
+			in.Content = strings.ToValidUTF8(in.Content[:MaxAssistantMessageBytes], "")
 		}
 		switch in.Status {
 		case StatusComplete, StatusStopped, StatusFailed:

@@ -31,7 +31,7 @@ func planSnapshot(t *testing.T, db *store.DB, decisions ...string) *store.Snapsh
 			t.Fatal(err)
 		}
 	}
-	sn, err := db.Freeze(ctx, h.ID)
+	sn, err := db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestCreatePlanVersions(t *testing.T) {
 	db := store.MustOpen(t)
 	planClock(db)
 	sn := planSnapshot(t, db, "Use SQLite.")
-	other, err := db.Freeze(ctx, sn.HandoffID)
+	other, err := db.Freeze(ctx, sn.HandoffID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestFindPlans(t *testing.T) {
 	db := store.MustOpen(t)
 	planClock(db)
 	sn1 := planSnapshot(t, db, "Use SQLite.")
-	sn2, err := db.Freeze(ctx, sn1.HandoffID)
+	sn2, err := db.Freeze(ctx, sn1.HandoffID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestFindPlans(t *testing.T) {
 	})
 }
 
-func TestInterruptedPlansFailOnOpen(t *testing.T) {
+func TestInterruptedPlansFailOnRecovery(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "baton.db")
 	db, err := store.Open(ctx, path)
@@ -288,7 +288,15 @@ func TestInterruptedPlansFailOnOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// Opening alone (another process: baton migrate) leaves it running.
 	p, err := db.FindPlanByID(ctx, running.ID)
+	if err != nil || p.Status != store.PlanRunning {
+		t.Fatalf("after a plain open: Status=%q err=%v, want running", p.Status, err)
+	}
+	if err := db.RecoverInterrupted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err = db.FindPlanByID(ctx, running.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,12 +111,6 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	if db.defaultWorkspace, err = db.ensureDefaultWorkspace(ctx); err != nil {
 		return nil, err
 	}
-	if err := db.failInterruptedRuns(ctx); err != nil {
-		return nil, err
-	}
-	if err := db.failInterruptedPlans(ctx); err != nil {
-		return nil, err
-	}
 	return db, nil
 }
 
@@ -196,6 +190,17 @@ func (db *DB) readRow(ctx context.Context, q string, args ...any) rowResult {
 		return rowResult{err: err}
 	}
 	return rowResult{row: st.QueryRowContext(ctx, args...)}
+}
+
+// RecoverInterrupted ends the extractions and plans that a previous
+// process left running, as failed. Only the process that serves the
+// database may call it, when it starts: another process opening the same
+// file (baton migrate) must not end a live server's runs.
+func (db *DB) RecoverInterrupted(ctx context.Context) error {
+	if err := db.failInterruptedRuns(ctx); err != nil {
+		return err
+	}
+	return db.failInterruptedPlans(ctx)
 }
 
 // Close closes both pools.

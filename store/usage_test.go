@@ -44,7 +44,7 @@ func TestTokensUsed(t *testing.T) {
 		if _, _, err := db.CreateDecision(ctx, h.ID, DecisionCreate{Content: "Use SQLite."}, 0); err != nil {
 			t.Fatal(err)
 		}
-		sn, err := db.Freeze(ctx, h.ID)
+		sn, err := db.Freeze(ctx, h.ID, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

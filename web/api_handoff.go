@@ -308,10 +308,15 @@ func newSnapshotJSON(sn *store.Snapshot) *snapshotJSON {
 	return &snapshotJSON{ID: sn.ID, HandoffID: sn.HandoffID, SHA256: sn.SHA256, Payload: sn.JSON, CreatedAt: sn.CreatedAt}
 }
 
-// handleAPIFreeze serves POST /api/v1/handoffs/:id/freeze.
+// handleAPIFreeze serves POST /api/v1/handoffs/:id/freeze. With If-Match,
+// a handoff changed since that version is not frozen (409).
 func (s *Server) handleAPIFreeze(c echo.Context) error {
 	ctx := c.Request().Context()
-	sn, err := s.db.Freeze(ctx, c.Param("id"))
+	version, err := apiVersion(c, nil)
+	if err != nil {
+		return err
+	}
+	sn, err := s.db.Freeze(ctx, c.Param("id"), version)
 	if err != nil {
 		return err
 	}

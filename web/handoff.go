@@ -447,8 +447,13 @@ func (s *Server) renderChange(c echo.Context, kind itemKind, ch store.Change, st
 // handleFreeze serves POST /h/:id/freeze ("Start planning"): an immutable
 // snapshot of the handoff as it is now.
 func (s *Server) handleFreeze(c echo.Context) error {
-	sn, err := s.db.Freeze(c.Request().Context(), c.Param("id"))
+	sn, err := s.db.Freeze(c.Request().Context(), c.Param("id"), formVersion(c))
 	if err != nil {
+		var conflict *store.VersionConflict
+		if !isHTMX(c) && errors.As(err, &conflict) {
+			s.setFlash(c, "Someone changed this handoff since you opened it. Review the current version, then start planning.")
+			return c.Redirect(http.StatusSeeOther, "/h/"+c.Param("id"))
+		}
 		if !isHTMX(c) && errors.Is(err, store.ErrInvalid) {
 			s.setFlash(c, errorStatus(err).Message)
 			return c.Redirect(http.StatusSeeOther, "/h/"+c.Param("id"))

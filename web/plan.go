@@ -164,7 +164,7 @@ func (s *Server) latestSnapshot(ctx context.Context, handoffID string) (*store.S
 			return snaps[0], nil
 		}
 	}
-	sn, err := s.db.Freeze(ctx, h.ID)
+	sn, err := s.db.Freeze(ctx, h.ID, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func New(cfg Config) (*Provider, error) {
 			return nil, &agent.Error{
 				Provider: Name,
 				Kind:     agent.ErrBadRequest,
-				Message:  "ANTHROPIC_BASE_URL " + quote(cfg.BaseURL) + " is not an http(s) URL. Fix it or unset it to use https://api.anthropic.com.",
+				Message:  "ANTHROPIC_BASE_URL " + quote(agent.RedactURL(cfg.BaseURL)) + " is not an http(s) URL. Fix it or unset it to use https://api.anthropic.com.",
 				Err:      err,
 			}
 		}
@@ -132,7 +132,7 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{
 		client:  sdk.NewClient(opts...),
 		model:   model,
-		baseURL: cfg.BaseURL,
+		baseURL: agent.RedactURL(cfg.BaseURL),
 		log:     logger,
 	}, nil
 }

@@ -64,7 +64,7 @@ func (p *Provider) mapError(ctx context.Context, err error) error {
 	}
 	return &agent.Error{
 		Provider: Name, Kind: agent.ErrUnavailable, Err: err,
-		Message: fmt.Sprintf("Could not reach Anthropic at %s (%v). Check the network and ANTHROPIC_BASE_URL, or %s.", p.endpoint(), err, offline),
+		Message: fmt.Sprintf("Could not reach Anthropic at %s (%v). Check the network and ANTHROPIC_BASE_URL, or %s.", p.endpoint(), agent.WithoutURL(err), offline),
 	}
 }
 

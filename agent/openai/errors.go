@@ -72,7 +72,7 @@ func (p *Provider) mapError(ctx context.Context, err error) error {
 	}
 	return &agent.Error{
 		Provider: Name, Kind: agent.ErrUnavailable, Err: err,
-		Message: fmt.Sprintf("Could not reach %s at %s (%v). %s, or %s.", p.name(), p.endpoint(), err, hint, offline),
+		Message: fmt.Sprintf("Could not reach %s (%v). %s, or %s.", p.name(), agent.WithoutURL(err), hint, offline),
 	}
 }
 

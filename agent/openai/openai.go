@@ -90,7 +90,7 @@ func New(cfg Config) (*Provider, error) {
 			return nil, &agent.Error{
 				Provider: Name,
 				Kind:     agent.ErrBadRequest,
-				Message:  "OPENAI_BASE_URL " + strconv.Quote(cfg.BaseURL) + " is not an http(s) URL. Fix it (for Ollama: http://localhost:11434/v1) or unset it to use OpenAI.",
+				Message:  "OPENAI_BASE_URL " + strconv.Quote(agent.RedactURL(cfg.BaseURL)) + " is not an http(s) URL. Fix it (for Ollama: http://localhost:11434/v1) or unset it to use OpenAI.",
 				Err:      err,
 			}
 		}
@@ -144,7 +144,7 @@ func New(cfg Config) (*Provider, error) {
 	return &Provider{
 		chat:     sdk.NewChatCompletionService(opts...),
 		model:    model,
-		baseURL:  cfg.BaseURL,
+		baseURL:  agent.RedactURL(cfg.BaseURL),
 		official: official,
 		log:      logger,
 	}, nil

@@ -14,8 +14,9 @@ import (
 
 // exitCodeError is an error that asks main to exit with code.
 type exitCodeError struct {
-	code int
-	err  error
+	code     int
+	err      error
+	reported bool // already printed on stderr (usage errors, bad input)
 }
 
 func (e *exitCodeError) Error() string { return e.err.Error() }
@@ -38,7 +39,7 @@ type extractInput struct {
 func runExtract(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newProvider func(name string) (agent.Provider, error)) error {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	providerName := fs.String("provider", "offline", "provider to extract with: offline, anthropic or openai")
+	providerName := fs.String("provider", "", "provider to extract with: offline, anthropic or openai (default: BATON_PROVIDER, else offline)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: baton extract [--provider P] FILE\n\nFILE is a JSON object with a \"messages\" array of {role, content}; - reads stdin.")
 		fs.PrintDefaults()
@@ -46,17 +47,17 @@ func runExtract(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fail := func(code int, format string, a ...any) error {
 		err := fmt.Errorf(format, a...)
 		fmt.Fprintln(stderr, "baton extract:", err)
-		return &exitCodeError{code: code, err: err}
+		return &exitCodeError{code: code, err: err, reported: true}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return &exitCodeError{code: 2, err: err}
+		return &exitCodeError{code: 2, err: err, reported: true}
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return &exitCodeError{code: 2, err: errors.New("extract: want exactly one FILE")}
+		return &exitCodeError{code: 2, err: errors.New("extract: want exactly one FILE"), reported: true}
 	}
 	name := fs.Arg(0)
 

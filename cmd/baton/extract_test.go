@@ -14,8 +14,9 @@ import (
 	"github.com/baton-dev/baton/agent/offline"
 )
 
+// offlineOnly knows the offline provider, which is also the default ("").
 func offlineOnly(name string) (agent.Provider, error) {
-	if name == "offline" {
+	if name == "offline" || name == "" {
 		return offline.New(), nil
 	}
 	return nil, errors.New("unknown provider")

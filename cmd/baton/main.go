@@ -38,6 +38,9 @@ func main() {
 	if err != nil {
 		var ec *exitCodeError
 		if errors.As(err, &ec) {
+			if !ec.reported {
+				fmt.Fprintln(os.Stderr, "baton:", ec.err)
+			}
 			os.Exit(ec.code)
 		}
 		fmt.Fprintln(os.Stderr, "baton:", err)
@@ -71,7 +74,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		cfg := config{}
 		cfg.fromEnv(getenv)
 		return runExtract(ctx, args, stdin, stdout, stderr, func(name string) (agent.Provider, error) {
-			cfg.Provider = name
+			if name != "" {
+				cfg.Provider = name
+			}
 			return cfg.newProvider(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 		})
 	case "version":
@@ -82,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return nil
 	}
 	fmt.Fprintf(stderr, "baton: unknown command %q\n\n%s\n", cmd, usage)
-	return &exitCodeError{code: 2, err: fmt.Errorf("unknown command %q", cmd)}
+	return &exitCodeError{code: 2, err: fmt.Errorf("unknown command %q", cmd), reported: true}
 }
 
 // parseFlags parses a command's flags; bad flags print usage and exit 2.
@@ -90,14 +95,14 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return &exitCodeError{code: 0, err: err}
+			return &exitCodeError{code: 0, err: err, reported: true}
 		}
-		return &exitCodeError{code: 2, err: err}
+		return &exitCodeError{code: 2, err: err, reported: true}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "baton %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		fs.Usage()
-		return &exitCodeError{code: 2, err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return &exitCodeError{code: 2, err: fmt.Errorf("unexpected argument %q", fs.Arg(0)), reported: true}
 	}
 	return nil
 }
@@ -121,6 +126,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
+	if err := db.RecoverInterrupted(ctx); err != nil {
+		return err
+	}
 	if provider, err = cfg.withBudget(provider, db); err != nil {
 		return err
 	}

@@ -159,3 +159,14 @@ func TestServeAndShutdown(t *testing.T) {
 		t.Fatalf("no shutdown log line; stderr:\n%s", stderr.String())
 	}
 }
+
+// TestExtractUsesBatonProvider checks that `baton extract` without
+// --provider follows BATON_PROVIDER, like serve does.
+func TestExtractUsesBatonProvider(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"extract", "-"}, env("BATON_PROVIDER", "anthropic"),
+		strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`), io.Discard, &stderr)
+	if err == nil || !strings.Contains(stderr.String()+err.Error(), "ANTHROPIC_API_KEY") {
+		t.Fatalf("err=%v stderr=%q, want the anthropic provider asking for ANTHROPIC_API_KEY", err, stderr.String())
+	}
+}
