@@ -34,6 +34,7 @@
   // the text so that nothing typed is lost.
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
+    if (e.detail.successful && form.classList && form.classList.contains("add")) form.reset();
     if (form.id === "composer" && e.detail.successful) {
       form.reset();
       var flash = document.getElementById("flash");
@@ -45,7 +46,8 @@
   // saw, so that an edit based on stale content is refused (409).
   document.addEventListener("htmx:configRequest", function (e) {
     var v = document.getElementById("handoff-version");
-    if (v && e.detail.elt.closest && e.detail.elt.closest("[data-handoff]")) {
+    var elt = e.detail.elt;
+    if (v && elt.closest && elt.closest("[data-handoff]") && !elt.querySelector("[data-base-version]")) {
       e.detail.parameters.version = v.value;
     }
   });

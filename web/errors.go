@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -48,7 +49,7 @@ func errorStatus(err error) *apiErr {
 		msg, _ := he.Message.(string)
 		switch he.Code {
 		case http.StatusRequestEntityTooLarge:
-			msg = "The request is too large. Messages can be at most 32 KiB."
+			msg = "The request is too large: bodies can be at most 1 MiB, and a message at most 32 KiB."
 		case http.StatusNotFound:
 			msg = "Not found: the link may be wrong."
 		case http.StatusMethodNotAllowed:
@@ -76,6 +77,9 @@ func conflictMessage(err error) string {
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
+	}
+	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+		return // the client went away: nobody to answer, nothing to log
 	}
 	e := errorStatus(err)
 	if e.Status >= 500 {

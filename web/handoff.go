@@ -365,7 +365,7 @@ func (s *Server) handleItemShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, templ.Join(kind.view(s.csrf(c), h, id), views.VersionField(h.Version, true)))
+	return s.render(c, http.StatusOK, kind.view(s.csrf(c), h, id))
 }
 
 // handleItemEdit serves GET /h/:id/:kind/:item/edit: one item in edit mode.
@@ -383,7 +383,8 @@ func (s *Server) handleItemCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ch, err := kind.create(s, c, h, formVersion(c))
+	// Adding overwrites nothing: no version check.
+	ch, err := kind.create(s, c, h, 0)
 	if err != nil {
 		return err
 	}
@@ -405,7 +406,10 @@ func (s *Server) handleItemUpdate(c echo.Context) error {
 			return c.Redirect(http.StatusSeeOther, "/h/"+h.ID+"?edit="+id+"#item-"+id)
 		}
 		msg := "Someone else changed this handoff since you opened it. Your draft is kept below: save to replace their version, or discard it and reload the item."
-		return s.render(c, http.StatusConflict, templ.Join(kind.edit(s.csrf(c), h, id, c, msg), views.VersionField(h.Version, true)))
+		// The conflicting form carries the current version itself (app.js
+		// keeps it): saving again overwrites knowingly, and nothing else on
+		// the page is taken as up to date.
+		return s.render(c, http.StatusConflict, kind.edit(s.csrf(c), h, id, c, msg))
 	}
 	if err != nil {
 		return err

@@ -692,9 +692,15 @@ func TestReviewItemEditHTMX(t *testing.T) {
 	if !strings.Contains(textOf(reload), "reload") {
 		t.Fatalf("reload link %q, want it to offer a reload", textOf(reload))
 	}
-	// The form now carries the current version, so saving again replaces.
-	if got, want := oobVersion(t, doc), fmt.Sprint(v+1); got != want {
-		t.Fatalf("version after conflict=%q, want %q", got, want)
+	// The form now carries the current version itself, kept by app.js, so
+	// saving again replaces; the page's version is not touched out of band,
+	// or every other stale item on the page would pass the check too.
+	base := findOne(t, doc, "input", "data-base-version", "")
+	if got, want := attr(base, "value"), fmt.Sprint(v+1); got != want {
+		t.Fatalf("form version after conflict=%q, want %q", got, want)
+	}
+	if n := len(findAll(doc, "input", "id", "handoff-version")); n != 0 {
+		t.Fatalf("conflict response updates the page version (%d fields), want it left alone", n)
 	}
 	if got := app.handoff(f.h.ID).Decisions[1].Content; got != "Rotate keys weekly" {
 		t.Fatalf("stored content=%q, want the first edit kept", got)

@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +40,10 @@ type Config struct {
 	// MemoryBudget is how many tokens of workspace memory go into prompts
 	// (agent.DefaultMemoryBudget when zero).
 	MemoryBudget int
+	// Hosts are the host names (without port) requests may name besides
+	// localhost, 127.0.0.1 and ::1; "*" allows any. Checking the Host
+	// header keeps a DNS-rebinding page from talking to a local Baton.
+	Hosts []string
 	// ModelRate limits model-backed requests per client (per second, with a
 	// burst of ten times that). Zero means 2/s.
 	ModelRate float64
@@ -95,6 +102,7 @@ func New(cfg Config) *Server {
 	// Baton binds to loopback and sits behind nothing by default: trust the
 	// peer address, not X-Forwarded-For, for rate limits.
 	e.IPExtractor = echo.ExtractIPDirect()
+	e.Use(allowHosts(cfg.Hosts))
 	e.Use(middleware.RequestID())
 	e.Use(s.logRequests)
 	e.Use(s.recoverPanics)
@@ -120,6 +128,8 @@ func New(cfg Config) *Server {
 		},
 	})
 
+	modelLimit = chain(modelLimit, longWrite)
+
 	e.GET("/healthz", s.handleHealth)
 	e.GET(static.Prefix+"*", echo.WrapHandler(s.assets))
 
@@ -131,14 +141,11 @@ func New(cfg Config) *Server {
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteStrictMode,
 		ErrorHandler:   func(err error, c echo.Context) error { return errCSRF },
-		// Cross-site writes are refused outright, with the same message;
-		// same-site ones fall back to the token.
-		AllowSecFetchSiteFunc: func(c echo.Context) (bool, error) {
-			if c.Request().Header.Get("Sec-Fetch-Site") == "cross-site" {
-				return false, errCSRF
-			}
-			return false, nil
-		},
+		// Baton has one origin: a write from another site, or from another
+		// port of the same host ("same-site", which could also plant the
+		// token cookie), is refused outright. Browsers without Fetch
+		// Metadata fall back to the token.
+		AllowSecFetchSiteFunc: func(echo.Context) (bool, error) { return false, errCSRF },
 	}))
 	b.GET("/", s.handleHome)
 	b.POST("/threads", s.handleThreadCreate)
@@ -183,7 +190,7 @@ func New(cfg Config) *Server {
 	api.DELETE("/threads/:id/messages/:mid/pin", s.handleAPIUnpin)
 	api.POST("/threads/:id/handoff", s.handleAPIExtract, modelLimit)
 	api.GET("/handoffs/:id", s.handleAPIHandoffShow)
-	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze)
+	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze, longWrite)
 	api.POST("/handoffs/:id/plan", s.handleAPIPlanCreate, modelLimit)
 	api.GET("/plans/:id", s.handleAPIPlanShow)
 	api.GET("/decisions", s.handleAPIDecisionList)
@@ -266,16 +273,21 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 
 // requireJSON guards the JSON API: bodies must be JSON (a cross-site HTML
 // form cannot send that without a CORS preflight) and browsers must not be
-// sending the request from another site.
+// sending the request from another site or origin.
 func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 			return apiError(http.StatusForbidden, "cross_site", "Cross-site requests to the API are not allowed.")
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.ContentLength != 0 {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if o := r.Header.Get("Origin"); o != "" {
+				if u, err := url.Parse(o); err != nil || !strings.EqualFold(u.Host, r.Host) {
+					return apiError(http.StatusForbidden, "cross_site", "Cross-site requests to the API are not allowed.")
+				}
+			}
 			ct := r.Header.Get(echo.HeaderContentType)
-			if !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
+			if (ct != "" || r.ContentLength != 0) && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
 				return apiError(http.StatusUnsupportedMediaType, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.")
 			}
 		}
@@ -319,4 +331,40 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 		}()
 		return next(c)
 	}
+}
+
+// allowHosts refuses requests whose Host is not this server's: loopback
+// names, and the configured ones.
+func allowHosts(extra []string) echo.MiddlewareFunc {
+	ok := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+	for _, h := range extra {
+		ok[strings.ToLower(strings.Trim(h, "[]"))] = true
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			host := c.Request().Host
+			if h, _, err := net.SplitHostPort(host); err == nil {
+				host = h
+			}
+			if !ok["*"] && !ok[strings.ToLower(strings.Trim(host, "[]"))] {
+				return echo.NewHTTPError(http.StatusMisdirectedRequest,
+					"Unknown host "+strconv.Quote(c.Request().Host)+". Open Baton by its address, or add the name to BATON_HOSTS.")
+			}
+			return next(c)
+		}
+	}
+}
+
+// longWrite gives a request that waits for a model a longer write deadline
+// than the server's, so that a slow reply is not cut off after its work is saved.
+func longWrite(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(15 * time.Minute))
+		return next(c)
+	}
+}
+
+// chain applies middleware a, then b.
+func chain(a, b echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return a(b(next)) }
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,8 @@ type config struct {
 	Provider string
 	Model    string
 	LogLevel string
+	// Hosts are extra host names requests may use (BATON_HOSTS, comma-separated).
+	Hosts []string
 	// MemoryTokens is the token budget of the workspace memory section in
 	// prompts; 0 means agent.DefaultMemoryBudget.
 	MemoryTokens int
@@ -50,6 +53,11 @@ func (c *config) fromEnv(getenv func(string) string) {
 	c.Model = getenv("BATON_MODEL")
 	c.LogLevel = or("BATON_LOG_LEVEL", "info")
 	c.MemoryTokens, _ = strconv.Atoi(getenv("BATON_MEMORY_TOKENS"))
+	for _, h := range strings.Split(getenv("BATON_HOSTS"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			c.Hosts = append(c.Hosts, h)
+		}
+	}
 	c.AnthropicKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	c.OpenAIKey, c.OpenAIBaseURL = getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 	if v := strings.TrimSpace(getenv("BATON_TOKEN_BUDGET")); v != "" {
@@ -122,4 +130,23 @@ func (c *config) withBudget(p agent.Provider, db *store.DB) (agent.Provider, err
 	return agent.WithBudget(p, c.TokenBudget, func(ctx context.Context) (int64, error) {
 		return db.TokensUsed(ctx, workspace, agent.MonthStart(time.Now()))
 	}), nil
+}
+
+// allowedHosts are the Host names the server answers to besides loopback:
+// the address it listens on and BATON_HOSTS. Listening on every interface
+// without BATON_HOSTS allows any name, with a warning.
+func (c *config) allowedHosts(log *slog.Logger) []string {
+	hosts := append([]string(nil), c.Hosts...)
+	host, _, err := net.SplitHostPort(c.Addr)
+	switch {
+	case err != nil:
+	case host == "" || host == "0.0.0.0" || host == "::":
+		if len(hosts) == 0 {
+			log.Warn("listening on every interface without BATON_HOSTS: requests for any host name are answered; set BATON_HOSTS to the names people use")
+			hosts = append(hosts, "*")
+		}
+	default:
+		hosts = append(hosts, host)
+	}
+	return hosts
 }

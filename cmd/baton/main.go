@@ -137,7 +137,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	srv := web.New(web.Config{DB: db, Provider: provider, Logger: log, SessionKey: key, Version: version, MemoryBudget: cfg.MemoryTokens})
+	srv := web.New(web.Config{DB: db, Provider: provider, Logger: log, SessionKey: key, Version: version, MemoryBudget: cfg.MemoryTokens,
+		Hosts: cfg.allowedHosts(log)})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another Baton running? set --addr or BATON_ADDR)", cfg.Addr, err)

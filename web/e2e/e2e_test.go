@@ -164,7 +164,7 @@ func TestChatStreamsAndPersists(t *testing.T) {
 		chromedp.WaitVisible(`#composer textarea`, chromedp.ByQuery),
 		chromedp.Evaluate(countSwaps, &ok),
 		chromedp.SendKeys(`#content`, "Let's go with CSV first, written by `billing/export.go`.", chromedp.ByQuery),
-		chromedp.KeyEvent("\r"),
+		pressEnter(),
 		chromedp.WaitVisible(`[data-testid="pending-reply"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector("#content").disabled`, &disabledWhileStreaming),
 		chromedp.WaitVisible(`article[data-testid="msg-assistant"]`, chromedp.ByQuery),
@@ -233,4 +233,15 @@ func TestShiftEnterAddsNewline(t *testing.T) {
 	if pending != 0 {
 		t.Errorf("%d messages sent by Shift+Enter, want 0", pending)
 	}
+}
+
+// pressEnter sends the keydown of Enter alone. chromedp.KeyEvent("\r")
+// also sends a separate "char" event, which a real browser does not deliver
+// once the keydown was handled (preventDefault), so it would type a newline
+// into whatever has focus next.
+func pressEnter() chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		return input.DispatchKeyEvent(input.KeyRawDown).WithKey("Enter").WithCode("Enter").
+			WithWindowsVirtualKeyCode(13).WithNativeVirtualKeyCode(13).Do(ctx)
+	})
 }

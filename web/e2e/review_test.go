@@ -54,7 +54,7 @@ func TestReviewFlow(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid="edit-input"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector("[data-testid=edit-input]").value = ""`, nil),
 		chromedp.SendKeys(`[data-testid="edit-input"]`, "Postgres 16 for orders, migrations with goose", chromedp.ByQuery),
-		chromedp.KeyEvent("\r"),
+		pressEnter(),
 		chromedp.WaitNotPresent(`[data-testid="edit-input"]`, chromedp.ByQuery),
 		chromedp.Evaluate(firstContent, &edited),
 		chromedp.Text(`[data-testid="decision"] [data-testid="source"]`, &source, chromedp.ByQuery),
