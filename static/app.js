@@ -16,10 +16,18 @@
     }
   }
 
+  // New content scrolls into view only for a reader already at the end: a
+  // person reading (or pinning) an older reply keeps their place.
+  var followEnd = true;
+  function nearEnd() {
+    return window.innerHeight + window.scrollY >= document.body.scrollHeight - 120;
+  }
   function scrollToEnd() {
     var end = document.getElementById("messages-end");
-    if (end) end.scrollIntoView({ block: "end" });
+    if (end && followEnd) end.scrollIntoView({ block: "end" });
   }
+  document.addEventListener("htmx:beforeSwap", function () { followEnd = nearEnd(); });
+  document.addEventListener("htmx:sseBeforeMessage", function () { followEnd = nearEnd(); });
 
   document.addEventListener("keydown", function (e) {
     var ta = e.target;
@@ -32,6 +40,10 @@
 
   // After a successful send, empty the composer; after a failed one, keep
   // the text so that nothing typed is lost.
+  document.addEventListener("submit", function (e) {
+    if (e.target.id === "composer") followEnd = true;
+  });
+
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
     if (e.detail.successful && form.classList && form.classList.contains("add")) form.reset();
@@ -66,6 +78,12 @@
   // field); after an item is saved or its edit cancelled, its Edit button.
   var focusAfterSwap = null;
   document.addEventListener("htmx:beforeRequest", function (e) {
+    var pinned = e.detail.elt.closest && e.detail.elt.closest("form.pin");
+    if (pinned) {
+      // The message is replaced; keep focus on its pin button.
+      focusAfterSwap = "#" + pinned.closest("article").id + " form.pin button";
+      return;
+    }
     var item = e.detail.elt.closest && e.detail.elt.closest("li.item");
     if (!item) { focusAfterSwap = null; return; }
     if (/\/delete$/.test(e.detail.requestConfig.path)) {

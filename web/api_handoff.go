@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -125,32 +126,42 @@ func (s *Server) handleAPIUnpin(c echo.Context) error {
 }
 
 // handleAPIExtract serves POST /api/v1/threads/:id/handoff: it runs the
-// extraction to its end and returns the handoff. 409 if one is running.
+// extraction to its end and returns the handoff. The run is the page's
+// (the thread page shows it, Cancel reaches it); a request made while one
+// runs gets 409. If the client goes away it stops watching, and the run
+// ends when nobody else does.
 func (s *Server) handleAPIExtract(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	h, err := s.db.EnsureHandoff(ctx, t.ID)
+	if s.extracts.find(t.ID) != nil {
+		return apiError(http.StatusConflict, "conflict", "An extraction is already running for this thread. Wait for it, or cancel it on the thread page.")
+	}
+	j, err := s.startExtraction(ctx, t)
 	if err != nil {
 		return err
 	}
-	run, err := s.db.StartExtractionRun(ctx, h.ID)
-	if err != nil {
-		return err
+	unwatch := j.watch()
+	defer unwatch()
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	if err := s.extract(ctx, run, t, func(string) {}); err != nil {
+	if j.err != nil {
 		var ve *store.ValidationError
-		if errors.As(err, &ve) {
-			return err
+		switch {
+		case errors.As(j.err, &ve):
+			return j.err
+		case errors.Is(j.err, context.Canceled):
+			return apiError(http.StatusConflict, "cancelled", "The extraction was cancelled. Run it again.")
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return apiError(http.StatusBadGateway, "extraction_failed", extractionFailure(s.provider, err))
+		return apiError(http.StatusBadGateway, "extraction_failed", extractionFailure(s.provider, j.err))
 	}
-	if h, err = s.db.FindHandoffByID(ctx, h.ID); err != nil {
+	h, err := s.db.FindHandoffByID(ctx, j.run.HandoffID)
+	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, newHandoffJSON(h))
@@ -258,7 +269,7 @@ func (s *Server) apiItemChange(c echo.Context, status int) error {
 	if h, err = s.db.FindHandoffByID(ctx, h.ID); err != nil {
 		return err
 	}
-	c.Response().Header().Set("ETag", strconv.Itoa(ch.Version))
+	c.Response().Header().Set("ETag", strconv.Quote(strconv.Itoa(ch.Version)))
 	j := newHandoffJSON(h)
 	for _, d := range j.Decisions {
 		if d.ID == ch.ID {
@@ -320,8 +331,10 @@ func (s *Server) handleAPIFreeze(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The snapshot is committed: a failed capture is logged, not returned
+	// (planning from it captures it again; capture is idempotent).
 	if err := s.captureMemory(ctx, sn); err != nil {
-		return err
+		s.log.Error("memory capture", "snapshot", sn.ID, "err", err)
 	}
 	return c.JSON(http.StatusCreated, newSnapshotJSON(sn))
 }

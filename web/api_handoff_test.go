@@ -177,7 +177,7 @@ func TestAPIHandoffFlow(t *testing.T) {
 		t.Fatalf("added %+v, want D3 user-pinned", added)
 	}
 	version := h.Version + 1
-	if got := res.Header.Get("ETag"); got != strconv.Itoa(version) {
+	if got := res.Header.Get("ETag"); got != strconv.Quote(strconv.Itoa(version)) {
 		t.Fatalf("ETag=%q, want the new version %d", got, version)
 	}
 
@@ -189,7 +189,7 @@ func TestAPIHandoffFlow(t *testing.T) {
 		t.Fatalf("patched %+v, want the new content, user-edited", d)
 	}
 	version++
-	if got := res.Header.Get("ETag"); got != strconv.Itoa(version) {
+	if got := res.Header.Get("ETag"); got != strconv.Quote(strconv.Itoa(version)) {
 		t.Fatalf("ETag=%q, want %d", got, version)
 	}
 

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
@@ -15,9 +18,10 @@ import (
 // (the store refuses a second running one). The page watches a job over
 // SSE; when the last watcher leaves, the job is cancelled.
 type extractJobs struct {
-	mu   sync.Mutex
-	jobs map[string]*extractJob // by thread ID
-	wg   sync.WaitGroup
+	mu     sync.Mutex
+	jobs   map[string]*extractJob // by thread ID
+	wg     sync.WaitGroup
+	closed bool // set by stopAll: no new jobs
 }
 
 type extractJob struct {
@@ -29,6 +33,7 @@ type extractJob struct {
 	changed  chan struct{} // closed and replaced on every progress change
 	watchers int
 	orphaned *time.Timer // cancels the job when nobody watches
+	err      error       // how it ended; read after done is closed
 }
 
 // errLeft is the cancel cause when the page that started a job went away.
@@ -79,6 +84,7 @@ func (x *extractJobs) find(threadID string) *extractJob {
 // stopAll cancels every job and waits for them to end or ctx to expire.
 func (x *extractJobs) stopAll(ctx context.Context) error {
 	x.mu.Lock()
+	x.closed = true
 	for _, j := range x.jobs {
 		j.cancel(errShutdown)
 	}
@@ -93,10 +99,20 @@ func (x *extractJobs) stopAll(ctx context.Context) error {
 	}
 }
 
+// errShuttingDown refuses new background work while the server stops.
+var errShuttingDown = echo.NewHTTPError(http.StatusServiceUnavailable, "Baton is shutting down. Try again in a moment.")
+
 // startExtraction starts a background extraction for a thread's handoff.
-// If one is running already it returns that one.
+// If one is running already it returns that one. Finding, starting and
+// registering happen under one lock, so two clicks at once share one run.
 func (s *Server) startExtraction(ctx context.Context, t *store.Thread) (*extractJob, error) {
-	if j := s.extracts.find(t.ID); j != nil {
+	x := s.extracts
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil, errShuttingDown
+	}
+	if j := x.jobs[t.ID]; j != nil {
 		return j, nil
 	}
 	h, err := s.db.EnsureHandoff(ctx, t.ID)
@@ -105,32 +121,26 @@ func (s *Server) startExtraction(ctx context.Context, t *store.Thread) (*extract
 	}
 	run, err := s.db.StartExtractionRun(ctx, h.ID)
 	if err != nil {
-		if j := s.extracts.find(t.ID); j != nil && errors.Is(err, store.ErrConflict) {
-			return j, nil
-		}
 		return nil, err
 	}
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	j := &extractJob{run: run, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}),
 		progress: "Starting…"}
 	j.orphaned = time.AfterFunc(orphanGrace, func() { cancel(errLeft) })
-
-	s.extracts.mu.Lock()
-	s.extracts.jobs[t.ID] = j
-	s.extracts.wg.Add(1)
-	s.extracts.mu.Unlock()
+	x.jobs[t.ID] = j
+	x.wg.Add(1)
 	go func() {
-		defer s.extracts.wg.Done()
+		defer x.wg.Done()
 		defer func() {
-			s.extracts.mu.Lock()
-			delete(s.extracts.jobs, t.ID)
-			s.extracts.mu.Unlock()
+			x.mu.Lock()
+			delete(x.jobs, t.ID)
+			x.mu.Unlock()
 			j.orphaned.Stop()
 			cancel(nil)
 			close(j.done)
 		}()
-		if err := s.extract(jobCtx, run, t, j.setProgress); err != nil {
-			s.log.Warn("extraction", "thread", t.ID, "run", run.ID, "err", err)
+		if j.err = s.extract(jobCtx, run, t, j.setProgress); j.err != nil {
+			s.log.Warn("extraction", "thread", t.ID, "run", run.ID, "err", j.err)
 		}
 	}()
 	return j, nil

@@ -80,13 +80,13 @@ func (s *Server) handleExtractStart(c echo.Context) error {
 	}
 	if !isHTMX(c) {
 		// Without JavaScript there is no progress to watch: wait for it, as
-		// a watcher, so that the orphan timer does not cancel it.
+		// a watcher, so that the orphan timer does not cancel it. Leaving
+		// stops watching; the job ends when nobody else watches.
 		unwatch := j.watch()
 		defer unwatch()
 		select {
 		case <-j.done:
 		case <-ctx.Done():
-			j.cancel(errLeft)
 			return ctx.Err()
 		}
 		return s.redirectAfterExtraction(c, t.ID, j.run)
@@ -179,28 +179,35 @@ func (s *Server) handleExtractCancel(c echo.Context) error {
 
 // handleReviewShow serves GET /h/:id: the review screen.
 func (s *Server) handleReviewShow(c echo.Context) error {
+	h, err := s.db.FindHandoffByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	r, err := s.review(c, h)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.ReviewPage(s.meta(c, "Review: "+r.Thread.Title), r))
+}
+
+// review gathers what the review screen shows of a handoff.
+func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) {
 	ctx := c.Request().Context()
-	h, err := s.db.FindHandoffByID(ctx, c.Param("id"))
-	if err != nil {
-		return err
+	r := views.Review{Handoff: h, Editing: c.QueryParam("edit")}
+	var err error
+	if r.Thread, err = s.db.FindThreadByID(ctx, h.ThreadID); err != nil {
+		return r, err
 	}
-	t, err := s.db.FindThreadByID(ctx, h.ThreadID)
-	if err != nil {
-		return err
+	if r.Snapshots, err = s.db.FindSnapshots(ctx, h.ID); err != nil {
+		return r, err
 	}
-	snaps, err := s.db.FindSnapshots(ctx, h.ID)
-	if err != nil {
-		return err
+	if r.Plans, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20}); err != nil {
+		return r, err
 	}
-	plans, err := s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20})
-	if err != nil {
-		return err
-	}
-	r := views.Review{Handoff: h, Thread: t, Editing: c.QueryParam("edit"), Snapshots: snaps, Plans: plans}
 	if run, err := s.db.FindLatestExtractionRun(ctx, h.ID); err == nil {
 		r.LastRun = run
 	}
-	return s.render(c, http.StatusOK, views.ReviewPage(s.meta(c, "Review: "+t.Title), r))
+	return r, nil
 }
 
 // formVersion is the handoff version a form was built from; 0 skips the check.
@@ -401,11 +408,16 @@ func (s *Server) handleItemUpdate(c echo.Context) error {
 	ch, err := kind.update(s, c, h, id, formVersion(c))
 	var conflict *store.VersionConflict
 	if errors.As(err, &conflict) {
-		if !isHTMX(c) {
-			s.setFlash(c, "Someone else changed this handoff, so your edit was not saved. Here is the current version.")
-			return c.Redirect(http.StatusSeeOther, "/h/"+h.ID+"?edit="+id+"#item-"+id)
-		}
 		msg := "Someone else changed this handoff since you opened it. Your draft is kept below: save to replace their version, or discard it and reload the item."
+		if !isHTMX(c) {
+			// The whole page, with the draft in place of the item.
+			r, err := s.review(c, h)
+			if err != nil {
+				return err
+			}
+			r.Editing, r.Draft = id, kind.edit(s.csrf(c), h, id, c, msg)
+			return s.render(c, http.StatusConflict, views.ReviewPage(s.meta(c, "Review: "+r.Thread.Title), r))
+		}
 		// The conflicting form carries the current version itself (app.js
 		// keeps it): saving again overwrites knowingly, and nothing else on
 		// the page is taken as up to date.

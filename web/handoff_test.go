@@ -706,13 +706,18 @@ func TestReviewItemEditHTMX(t *testing.T) {
 		t.Fatalf("stored content=%q, want the first edit kept", got)
 	}
 
-	// Plain forms are redirected to the item in edit mode.
-	res, _ = app.postForm(item, url.Values{"content": {"stale again"}, "version": {fmt.Sprint(v)}}, sameOrigin)
-	if got, want := res.StatusCode, http.StatusSeeOther; got != want {
+	// Plain forms get the whole page, with the draft kept in the item.
+	res, body = app.postForm(item, url.Values{"content": {"stale again"}, "version": {fmt.Sprint(v)}}, sameOrigin)
+	if got, want := res.StatusCode, http.StatusConflict; got != want {
 		t.Fatalf("plain stale save: Status=%d, want %d", got, want)
 	}
-	if got, want := res.Header.Get("Location"), f.path("?edit="+f.ai.ID+"#item-"+f.ai.ID); got != want {
-		t.Fatalf("Location=%q, want %q", got, want)
+	doc = parseHTML(t, body)
+	findOne(t, doc, "p", "data-testid", "conflict")
+	if got := textOf(findOne(t, doc, "textarea", "data-testid", "edit-input")); got != "stale again" {
+		t.Fatalf("plain stale save: draft=%q, want it kept", got)
+	}
+	if got := app.handoff(f.h.ID).Decisions[1].Content; got != "Rotate keys weekly" {
+		t.Fatalf("stored content=%q after a plain stale save, want it unchanged", got)
 	}
 
 	// Bad input is refused with a message and changes nothing.

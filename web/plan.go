@@ -161,7 +161,7 @@ func (s *Server) latestSnapshot(ctx context.Context, handoffID string) (*store.S
 			return nil, err
 		}
 		if len(snaps) > 0 {
-			return snaps[0], nil
+			return snaps[0], s.captureMemory(ctx, snaps[0]) // a no-op when captured before
 		}
 	}
 	sn, err := s.db.Freeze(ctx, h.ID, 0)

@@ -157,13 +157,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// Stop running replies first (they are saved as stopped) so that their
-	// streams end and the HTTP server can drain.
-	stopErr := srv.Shutdown(shutdownCtx)
+	// The HTTP server closes its listener first, then runs this hook:
+	// running replies, extractions and plans are stopped (and saved as
+	// such), which ends their streams, so that the connections drain.
+	stopc := make(chan error, 1)
+	httpSrv.RegisterOnShutdown(func() { stopc <- srv.Shutdown(shutdownCtx) })
 	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
 		httpSrv.Close()
-		return errors.Join(stopErr, fmt.Errorf("shutdown: %w", err))
+		return errors.Join(<-stopc, fmt.Errorf("shutdown: %w", err))
 	}
+	stopErr := <-stopc
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
