@@ -34,10 +34,6 @@ const DefaultMaxTokens = 8192
 // Config.MaxRetries is zero.
 const DefaultMaxRetries = 2
 
-// defaultResponseHeaderTimeout bounds the wait for response headers when the
-// caller brings no HTTP client. It does not limit a stream once it has begun.
-const defaultResponseHeaderTimeout = 10 * time.Minute
-
 // Config configures a Provider. New reads no environment: the caller passes
 // what it read from ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and BATON_MODEL.
 type Config struct {
@@ -107,7 +103,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
-		httpClient = defaultHTTPClient()
+		httpClient = agent.NewHTTPClient()
 	}
 	logger := cfg.Logger
 	if logger == nil {
@@ -355,16 +351,4 @@ func (p *Provider) failed(ctx context.Context, start time.Time, err error) error
 	}
 	p.log.LogAttrs(ctx, level, "model call failed", attrs...)
 	return mapped
-}
-
-// defaultHTTPClient returns a client with its own transport, so a server that
-// accepts the connection but never answers cannot hang a call forever.
-func defaultHTTPClient() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{}
-	}
-	t = t.Clone()
-	t.ResponseHeaderTimeout = defaultResponseHeaderTimeout
-	return &http.Client{Transport: t}
 }

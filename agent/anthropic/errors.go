@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +43,7 @@ func (p *Provider) mapError(ctx context.Context, err error) error {
 	if errors.As(err, &apiErr) {
 		return p.mapAPIError(apiErr)
 	}
-	if isTimeout(err) {
+	if agent.IsTimeout(err) {
 		return &agent.Error{
 			Provider: Name, Kind: agent.ErrTimeout, Err: err,
 			Message: "Anthropic did not answer in time. Try again, raise the timeout, or " + offline + ".",
@@ -85,10 +83,10 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 		e.Message = "Anthropic rejected the API key (401). Set ANTHROPIC_API_KEY or " + offline + "."
 	case status == http.StatusForbidden || typ == shared.ErrorTypePermissionError:
 		e.Kind = agent.ErrAuth
-		e.Message = "Anthropic refused this API key access (403)" + suffix(detail) + ". Use a key with access to " + quote(p.model) + " in ANTHROPIC_API_KEY, or " + offline + "."
+		e.Message = "Anthropic refused this API key access (403)" + agent.Detail(detail) + ". Use a key with access to " + quote(p.model) + " in ANTHROPIC_API_KEY, or " + offline + "."
 	case status == http.StatusPaymentRequired || typ == shared.ErrorTypeBillingError:
 		e.Kind = agent.ErrAuth
-		e.Message = "Anthropic refused the call for billing reasons" + suffix(detail) + ". Check the account's plan and credits, or " + offline + "."
+		e.Message = "Anthropic refused the call for billing reasons" + agent.Detail(detail) + ". Check the account's plan and credits, or " + offline + "."
 	case status == http.StatusNotFound || typ == shared.ErrorTypeNotFoundError:
 		e.Kind = agent.ErrModel
 		e.Message = "Anthropic does not know the model " + quote(p.model) + " (404). Set BATON_MODEL to a model your key can use, e.g. " + DefaultModel + "."
@@ -97,7 +95,7 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 		}
 	case status == http.StatusTooManyRequests || typ == shared.ErrorTypeRateLimitError:
 		e.Kind = agent.ErrRateLimited
-		e.RetryAfter = retryAfter(apiErr.Response)
+		e.RetryAfter = agent.RetryAfter(apiErr.Response)
 		wait := "a little"
 		if e.RetryAfter > 0 {
 			wait = e.RetryAfter.Round(time.Second).String()
@@ -118,11 +116,11 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 		e.Message = "Anthropic timed out" + statusNote(e.Status) + ". Try again, or ask for a shorter reply."
 	case status >= 400 && status < 500:
 		e.Kind = agent.ErrBadRequest
-		e.Message = fmt.Sprintf("Anthropic refused the request (%d)%s. Check BATON_MODEL and the conversation's length; if it keeps happening, report it as a Baton bug.", status, suffix(detail))
+		e.Message = fmt.Sprintf("Anthropic refused the request (%d)%s. Check BATON_MODEL and the conversation's length; if it keeps happening, report it as a Baton bug.", status, agent.Detail(detail))
 	default:
 		// An error event of a type we do not know.
 		e.Kind = agent.ErrMalformed
-		e.Message = "Anthropic sent an error in the middle of the reply" + suffix(detail) + ". Try again, or " + offline + "."
+		e.Message = "Anthropic sent an error in the middle of the reply" + agent.Detail(detail) + ". Try again, or " + offline + "."
 	}
 	return e
 }
@@ -162,53 +160,6 @@ func apiMessage(raw string) string {
 		return ""
 	}
 	return body.Error.Message
-}
-
-// retryAfter reads how long the server asked to wait: retry-after-ms, or
-// Retry-After in seconds or as an HTTP date.
-func retryAfter(res *http.Response) time.Duration {
-	if res == nil {
-		return 0
-	}
-	if v := res.Header.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := res.Header.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
-}
-
-// isTimeout reports whether err is a deadline that passed: a per-attempt
-// timeout, the HTTP client's timeout or a network deadline.
-func isTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return true
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr) && netErr.Timeout()
-}
-
-// suffix formats the provider's own words for the end of a sentence.
-func suffix(detail string) string {
-	if detail == "" {
-		return ""
-	}
-	return ": " + strings.TrimRight(detail, ". ")
 }
 
 // statusNote formats an HTTP status for a message, if there is one.

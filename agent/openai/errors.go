@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +47,7 @@ func (p *Provider) mapError(ctx context.Context, err error) error {
 	if errors.As(err, &streamErr) {
 		return p.mapStreamError(streamErr)
 	}
-	if isTimeout(err) {
+	if agent.IsTimeout(err) {
 		return &agent.Error{
 			Provider: Name, Kind: agent.ErrTimeout, Err: err,
 			Message: p.who() + " did not answer in time. Try again, raise the timeout, or " + offline + ".",
@@ -91,7 +89,7 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 		}
 	case status == http.StatusForbidden:
 		e.Kind = agent.ErrAuth
-		e.Message = p.who() + " refused this API key access (403)" + suffix(detail) + ". Use a key with access to " + strconv.Quote(p.model) + " in OPENAI_API_KEY, or " + offline + "."
+		e.Message = p.who() + " refused this API key access (403)" + agent.Detail(detail) + ". Use a key with access to " + strconv.Quote(p.model) + " in OPENAI_API_KEY, or " + offline + "."
 	case status == http.StatusNotFound:
 		e.Kind = agent.ErrModel
 		if p.official {
@@ -105,7 +103,7 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 		e.Message = p.who() + " says the account has no quota left (429 insufficient_quota). Check the plan and billing, or " + offline + "."
 	case status == http.StatusTooManyRequests:
 		e.Kind = agent.ErrRateLimited
-		e.RetryAfter = retryAfter(apiErr.Response)
+		e.RetryAfter = agent.RetryAfter(apiErr.Response)
 		wait := "a little"
 		if e.RetryAfter > 0 {
 			wait = e.RetryAfter.Round(time.Second).String()
@@ -119,10 +117,10 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 		e.Message = fmt.Sprintf("%s timed out (%d). Try again, or ask for a shorter reply.", p.who(), status)
 	case status >= 500:
 		e.Kind = agent.ErrUnavailable
-		e.Message = fmt.Sprintf("%s failed (%d)%s. Try again in a minute, or %s.", p.who(), status, suffix(detail), offline)
+		e.Message = fmt.Sprintf("%s failed (%d)%s. Try again in a minute, or %s.", p.who(), status, agent.Detail(detail), offline)
 	default:
 		e.Kind = agent.ErrBadRequest
-		e.Message = fmt.Sprintf("%s refused the request (%d)%s. Check BATON_MODEL and the conversation's length; if it keeps happening, report it as a Baton bug.", p.who(), status, suffix(detail))
+		e.Message = fmt.Sprintf("%s refused the request (%d)%s. Check BATON_MODEL and the conversation's length; if it keeps happening, report it as a Baton bug.", p.who(), status, agent.Detail(detail))
 	}
 	return e
 }
@@ -144,13 +142,13 @@ func (p *Provider) mapStreamError(streamErr *ssestream.StreamError) *agent.Error
 	switch {
 	case body.Error.Type == "server_error" || strings.Contains(code, "server_error") || strings.Contains(body.Error.Type, "overloaded"):
 		e.Kind = agent.ErrUnavailable
-		e.Message = p.who() + " failed in the middle of the reply" + suffix(detail) + ". Try again in a minute, or " + offline + "."
+		e.Message = p.who() + " failed in the middle of the reply" + agent.Detail(detail) + ". Try again in a minute, or " + offline + "."
 	case strings.Contains(body.Error.Type, "rate_limit") || strings.Contains(code, "rate_limit"):
 		e.Kind = agent.ErrRateLimited
-		e.Message = p.who() + " is rate-limiting this API key" + suffix(detail) + ". Wait a little and try again, or " + offline + "."
+		e.Message = p.who() + " is rate-limiting this API key" + agent.Detail(detail) + ". Wait a little and try again, or " + offline + "."
 	default:
 		e.Kind = agent.ErrMalformed
-		e.Message = p.who() + " sent an error in the middle of the reply" + suffix(detail) + ". Try again, or " + offline + "."
+		e.Message = p.who() + " sent an error in the middle of the reply" + agent.Detail(detail) + ". Try again, or " + offline + "."
 	}
 	return e
 }
@@ -192,51 +190,4 @@ func (p *Provider) endpoint() string {
 		return p.baseURL
 	}
 	return DefaultBaseURL
-}
-
-// retryAfter reads how long the server asked to wait: retry-after-ms, or
-// Retry-After in seconds or as an HTTP date.
-func retryAfter(res *http.Response) time.Duration {
-	if res == nil {
-		return 0
-	}
-	if v := res.Header.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := res.Header.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
-}
-
-// isTimeout reports whether err is a deadline that passed: a per-attempt
-// timeout, the HTTP client's timeout or a network deadline.
-func isTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return true
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr) && netErr.Timeout()
-}
-
-// suffix formats the provider's own words for the end of a sentence.
-func suffix(detail string) string {
-	if detail == "" {
-		return ""
-	}
-	return ": " + strings.TrimRight(detail, ". ")
 }
