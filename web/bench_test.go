@@ -145,7 +145,7 @@ func serveBench(b *testing.B, h http.Handler) *httptest.Server {
 func csrfCookie(b *testing.B, h http.Handler) *http.Cookie {
 	b.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost/", nil))
 	for _, c := range rec.Result().Cookies() {
 		if c.Name == "baton_csrf" {
 			return c
@@ -167,7 +167,7 @@ func BenchmarkThreadPageRender(b *testing.B) {
 	path := "/t/" + thread.ID
 
 	get := func(b *testing.B, h http.Handler, compressed bool) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req := httptest.NewRequest(http.MethodGet, "http://localhost"+path, nil)
 		req.AddCookie(cookie)
 		if compressed {
 			req.Header.Set("Accept-Encoding", "gzip, deflate, br")
