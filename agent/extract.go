@@ -68,10 +68,13 @@ func Extract(ctx context.Context, p Provider, msgs []TranscriptMessage) (Extract
 			return Extraction{}, fmt.Errorf("extract with %s: %w", p.Name(), err)
 		}
 		if x, err = StructuredOutput[Extraction](req.Schema, reply.Text()); err != nil {
-			return Extraction{}, fmt.Errorf("extract with %s: %w", p.Name(), err)
+			return Extraction{Usage: reply.Usage}, fmt.Errorf("extract with %s: %w", p.Name(), err)
 		}
+		x.Usage = reply.Usage
 	}
-	return sanitizeExtraction(x, len(window), offset), nil
+	out := sanitizeExtraction(x, len(window), offset)
+	out.Usage = x.Usage
+	return out, nil
 }
 
 // extractionRequest builds the structured-output request for msgs.

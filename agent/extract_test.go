@@ -281,3 +281,36 @@ func TestExtractDropsControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractReportsUsage checks that a model extraction's cost is
+// returned, also when its answer fails the schema, so that it counts
+// toward the token budget.
+func TestExtractReportsUsage(t *testing.T) {
+	usage := Usage{InputTokens: 120, OutputTokens: 30}
+	for name, reply := range map[string]string{"valid": maliciousReply, "invalid": `{"decisions": 1}`} {
+		t.Run(name, func(t *testing.T) {
+			p := &usageProvider{scriptedProvider: scriptedProvider{reply: reply}, usage: usage}
+			x, err := Extract(context.Background(), p, transcript(3))
+			if (err != nil) != (name == "invalid") {
+				t.Fatalf("err=%v", err)
+			}
+			if x.Usage != usage {
+				t.Fatalf("Usage=%+v, want %+v", x.Usage, usage)
+			}
+		})
+	}
+}
+
+// usageProvider is a scripted provider whose reply reports usage.
+type usageProvider struct {
+	scriptedProvider
+	usage Usage
+}
+
+func (p *usageProvider) Stream(ctx context.Context, req Request, emit func(Delta) error) (*Reply, error) {
+	r, err := p.scriptedProvider.Stream(ctx, req, emit)
+	if r != nil {
+		r.Usage = p.usage
+	}
+	return r, err
+}

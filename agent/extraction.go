@@ -9,6 +9,9 @@ type Extraction struct {
 	FilesReferenced []ExtractedFile     `json:"filesReferenced"`
 	Risks           []ExtractedRisk     `json:"risks"`
 	Summary         string              `json:"summary"`
+	// Usage is what a model extraction cost (zero for offline rules). It is
+	// set even when the model's answer failed the schema: the tokens were spent.
+	Usage Usage `json:"-"`
 }
 
 // ExtractedDecision is a decision the team reached. Sources are indexes into

@@ -85,6 +85,16 @@ func (db *DB) FailExtractionRun(ctx context.Context, runID string, status RunSta
 	return nil
 }
 
+// SetExtractionUsage records what a run's model call cost, for a run that
+// failed after the model answered (its tokens were spent all the same).
+func (db *DB) SetExtractionUsage(ctx context.Context, runID string, input, output int64) error {
+	if _, err := db.write.ExecContext(ctx,
+		`UPDATE extraction_runs SET input_tokens = ?, output_tokens = ? WHERE id = ?`, input, output, runID); err != nil {
+		return fmt.Errorf("set extraction usage %s: %w", runID, err)
+	}
+	return nil
+}
+
 // failInterruptedRuns ends runs that a previous process left running.
 func (db *DB) failInterruptedRuns(ctx context.Context) error {
 	_, err := db.write.ExecContext(ctx,
@@ -93,12 +103,15 @@ func (db *DB) failInterruptedRuns(ctx context.Context) error {
 	return err
 }
 
-// ExtractionMerge is what an extraction adds to a handoff.
+// ExtractionMerge is what an extraction adds to a handoff, and what the
+// model call cost.
 type ExtractionMerge struct {
-	Summary   string
-	Decisions []DecisionCreate
-	Files     []FileRefInput
-	Risks     []RiskInput
+	Summary      string
+	Decisions    []DecisionCreate
+	Files        []FileRefInput
+	Risks        []RiskInput
+	InputTokens  int64
+	OutputTokens int64
 }
 
 // CompleteExtractionRun merges an extraction into the run's handoff and
@@ -200,8 +213,9 @@ func (db *DB) CompleteExtractionRun(ctx context.Context, runID string, m Extract
 			return err
 		}
 		_, err = tx.ExecContext(ctx,
-			`UPDATE extraction_runs SET status = 'succeeded', added = ?, finished_at = ? WHERE id = ?`,
-			added, formatTime(now), runID)
+			`UPDATE extraction_runs SET status = 'succeeded', added = ?, input_tokens = ?, output_tokens = ?, finished_at = ?
+			 WHERE id = ?`,
+			added, m.InputTokens, m.OutputTokens, formatTime(now), runID)
 		return err
 	})
 	if err != nil {

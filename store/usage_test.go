@@ -129,3 +129,43 @@ func TestTokensUsed(t *testing.T) {
 		}
 	})
 }
+
+// TestTokensUsedCountsExtractions checks that a model extraction counts
+// toward the budget, whether it merged or failed after the model answered.
+func TestTokensUsedCountsExtractions(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	since := db.now().Add(-time.Minute)
+	th, err := db.CreateThread(ctx, ThreadCreate{Title: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := db.EnsureHandoff(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := db.StartExtractionRun(ctx, h.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CompleteExtractionRun(ctx, run.ID, ExtractionMerge{Summary: "s", InputTokens: 300, OutputTokens: 40}); err != nil {
+		t.Fatal(err)
+	}
+	failed, err := db.StartExtractionRun(ctx, h.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetExtractionUsage(ctx, failed.ID, 200, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FailExtractionRun(ctx, failed.ID, RunFailed, "bad answer"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.TokensUsed(ctx, db.DefaultWorkspaceID(), since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(300 + 40 + 200 + 10); got != want {
+		t.Fatalf("TokensUsed=%d, want %d", got, want)
+	}
+}

@@ -185,6 +185,12 @@ func (s *Server) extract(ctx context.Context, run *store.ExtractionRun, t *store
 		progress(fmt.Sprintf("Asking %s to extract decisions, files and risks…", s.provider.Model()))
 	}
 	ex, err := agent.Extract(ctx, s.provider, transcript)
+	if u := ex.Usage; err != nil && u.InputTokens+u.OutputTokens > 0 {
+		// A failed answer still cost tokens: they count toward the budget.
+		if uerr := s.db.SetExtractionUsage(context.WithoutCancel(ctx), run.ID, u.InputTokens, u.OutputTokens); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -192,6 +198,7 @@ func (s *Server) extract(ctx context.Context, run *store.ExtractionRun, t *store
 		return err
 	}
 	merge := mergeFrom(ex, ids)
+	merge.InputTokens, merge.OutputTokens = ex.Usage.InputTokens, ex.Usage.OutputTokens
 	progress(fmt.Sprintf("Merging %d decisions, %d files, %d risks…", len(merge.Decisions), len(merge.Files), len(merge.Risks)))
 	_, err = s.db.CompleteExtractionRun(ctx, run.ID, merge)
 	return err
