@@ -48,6 +48,29 @@ func (s *Server) captureInBackground(ctx context.Context, sn *store.Snapshot) {
 	}()
 }
 
+// RecoverMemory captures, in the background, the snapshots whose capture
+// failed or was cut short (by a crash, a timeout, a model error), so that
+// every frozen handoff ends up in memory. Shutdown waits for it.
+func (s *Server) RecoverMemory(ctx context.Context) {
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		snaps, err := s.db.FindUncapturedSnapshots(ctx, 100)
+		if err != nil {
+			s.log.Error("memory recovery", "err", err)
+			return
+		}
+		for _, sn := range snaps {
+			if ctx.Err() != nil {
+				return
+			}
+			if err := s.captureMemory(ctx, sn); err != nil {
+				s.log.Error("memory recovery", "snapshot", sn.ID, "err", err)
+			}
+		}
+	}()
+}
+
 // memoryFor builds the "Workspace memory" prompt section for a
 // conversation; a failure leaves memory out rather than failing the call.
 func (s *Server) memoryFor(ctx context.Context, workspaceID, query string) string {

@@ -143,6 +143,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another Baton running? set --addr or BATON_ADDR)", cfg.Addr, err)
 	}
+	srv.RecoverMemory(ctx)
 	httpSrv := srv.HTTPServer(cfg.Addr)
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
