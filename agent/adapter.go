@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -74,4 +75,34 @@ func Detail(detail string) string {
 		return ""
 	}
 	return ": " + strings.TrimRight(detail, ". ")
+}
+
+// LogFailure logs a failed model call once, with what a person needs to
+// see why (kind, status, retry-after, cause), and returns err. err is the
+// adapter's mapped error: an *Error, or the caller's cancellation, which
+// is logged at Info since nothing went wrong with the provider.
+func LogFailure(ctx context.Context, log *slog.Logger, provider, model string, start time.Time, err error) error {
+	attrs := []slog.Attr{
+		slog.String("provider", provider),
+		slog.String("model", model),
+		slog.Duration("duration", time.Since(start)),
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		log.LogAttrs(ctx, slog.LevelInfo, "model call cancelled", append(attrs, slog.String("err", err.Error()))...)
+		return err
+	}
+	level := slog.LevelWarn
+	if e.Kind == ErrUnavailable {
+		level = slog.LevelError
+	}
+	attrs = append(attrs, slog.String("kind", string(e.Kind)), slog.Int("status", e.Status))
+	if e.RetryAfter > 0 {
+		attrs = append(attrs, slog.Duration("retry_after", e.RetryAfter))
+	}
+	if e.Err != nil {
+		attrs = append(attrs, slog.String("err", e.Err.Error()))
+	}
+	log.LogAttrs(ctx, level, "model call failed", attrs...)
+	return err
 }

@@ -30,10 +30,6 @@ func EstimateTokens(s string) int {
 	return int(math.Ceil(max(byChars, byWords)))
 }
 
-// Scope is the scope of a decision about the files at paths: their deepest
-// common directory, or "project" when there is none (see store.DecisionScope).
-func Scope(paths []string) string { return store.DecisionScope(paths) }
-
 // reversalCue is a phrase that turns away from something. The thing it
 // turns away from follows it (within objectWindow words), or, for a
 // trailing cue ("JWT is no longer used"), comes before it.

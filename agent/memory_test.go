@@ -56,8 +56,8 @@ func TestScope(t *testing.T) {
 		{[]string{"src/authz/a.go", "src/auth/b.go"}, "src"},
 	}
 	for _, tt := range tests {
-		if got := agent.Scope(tt.paths); got != tt.want {
-			t.Errorf("Scope(%q) = %q, want %q", tt.paths, got, tt.want)
+		if got := store.DecisionScope(tt.paths); got != tt.want {
+			t.Errorf("DecisionScope(%q) = %q, want %q", tt.paths, got, tt.want)
 		}
 	}
 }

@@ -89,14 +89,7 @@ func (x *extractJobs) stopAll(ctx context.Context) error {
 		j.cancel(errShutdown)
 	}
 	x.mu.Unlock()
-	done := make(chan struct{})
-	go func() { x.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait(ctx, &x.wg)
 }
 
 // errShuttingDown refuses new background work while the server stops.

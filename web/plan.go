@@ -68,14 +68,7 @@ func (x *planJobs) stopAll(ctx context.Context) error {
 		j.cancel(errShutdown)
 	}
 	x.mu.Unlock()
-	done := make(chan struct{})
-	go func() { x.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait(ctx, &x.wg)
 }
 
 // planner is the plan agent over this server's store and model.

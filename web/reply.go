@@ -81,8 +81,13 @@ func (r *replyRuns) stopAll(ctx context.Context) error {
 		run.cancel(errShutdown)
 	}
 	r.mu.Unlock()
+	return wait(ctx, &r.wg)
+}
+
+// wait waits for wg, or until ctx ends.
+func wait(ctx context.Context, wg *sync.WaitGroup) error {
 	done := make(chan struct{})
-	go func() { r.wg.Wait(); close(done) }()
+	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil

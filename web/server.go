@@ -235,15 +235,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 // Shutdown cancels running replies (they are stored as stopped),
 // extractions and plans, and waits for them to be saved, bounded by ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	err := errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx), s.plans.stopAll(ctx))
-	done := make(chan struct{})
-	go func() { s.background.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		err = errors.Join(err, ctx.Err())
-	}
-	return err
+	return errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx), s.plans.stopAll(ctx), wait(ctx, &s.background))
 }
 
 // handleHealth serves GET /healthz.

@@ -8,7 +8,6 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -305,29 +304,5 @@ func stopReason(finish string, hasToolCalls bool) agent.StopReason {
 
 // failed maps err, logs the failed call once and returns what Stream returns.
 func (p *Provider) failed(ctx context.Context, start time.Time, err error) error {
-	mapped := p.mapError(ctx, err)
-	attrs := []slog.Attr{
-		slog.String("provider", Name),
-		slog.String("model", p.model),
-		slog.Duration("duration", time.Since(start)),
-	}
-	var e *agent.Error
-	if !errors.As(mapped, &e) {
-		// Cancelled by the caller: nothing went wrong with the provider.
-		p.log.LogAttrs(ctx, slog.LevelInfo, "model call cancelled", append(attrs, slog.String("err", mapped.Error()))...)
-		return mapped
-	}
-	level := slog.LevelWarn
-	if e.Kind == agent.ErrUnavailable {
-		level = slog.LevelError
-	}
-	attrs = append(attrs, slog.String("kind", string(e.Kind)), slog.Int("status", e.Status))
-	if e.RetryAfter > 0 {
-		attrs = append(attrs, slog.Duration("retry_after", e.RetryAfter))
-	}
-	if e.Err != nil {
-		attrs = append(attrs, slog.String("err", e.Err.Error()))
-	}
-	p.log.LogAttrs(ctx, level, "model call failed", attrs...)
-	return mapped
+	return agent.LogFailure(ctx, p.log, Name, p.model, start, p.mapError(ctx, err))
 }
