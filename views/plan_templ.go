@@ -178,12 +178,12 @@ func PlanPage(m Meta, pv PlanView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if pv.Running {
-				templ_7745c5c3_Err = PlanLive(m.CSRF, pv.Plan).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = PlanLive(pv.Plan).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = PlanBody(m.CSRF, pv).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = PlanBody(pv).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -394,7 +394,7 @@ func PlanStatus(p *store.Plan, oob bool) templ.Component {
 
 // PlanLive follows a running plan: each step and the text as it is
 // written arrive over SSE; the "done" event replaces it with the plan.
-func PlanLive(csrf string, p *store.Plan) templ.Component {
+func PlanLive(p *store.Plan) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -458,7 +458,7 @@ func PlanLive(csrf string, p *store.Plan) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -556,7 +556,7 @@ func PlanStepItem(s *store.PlanStep) templ.Component {
 
 // PlanBody is a finished plan: coverage, actions, the rendered markdown
 // and the steps that wrote it.
-func PlanBody(csrf string, pv PlanView) templ.Component {
+func PlanBody(pv PlanView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -715,7 +715,7 @@ func PlanBody(csrf string, pv PlanView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

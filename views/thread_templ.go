@@ -85,7 +85,7 @@ func ThreadPage(m Meta, t *store.Thread, msgs []MessageView, pending *store.Mess
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = ReadyBar(m.CSRF, ready).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = ReadyBar(ready).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -106,14 +106,14 @@ func ThreadPage(m Meta, t *store.Thread, msgs []MessageView, pending *store.Mess
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Err = MessageItem(m.CSRF, mv).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = MessageItem(mv).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
 			}
 			if pending != nil {
-				templ_7745c5c3_Err = PendingReply(m.CSRF, pending.ThreadID, pending.ID).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = PendingReply(PendingReplyProps{ThreadID: pending.ThreadID, UserMessageID: pending.ID}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -122,7 +122,7 @@ func ThreadPage(m Meta, t *store.Thread, msgs []MessageView, pending *store.Mess
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Composer(m.CSRF, t.ID).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Composer(t.ID).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -138,7 +138,7 @@ func ThreadPage(m Meta, t *store.Thread, msgs []MessageView, pending *store.Mess
 
 // Composer is the message form. It works as a plain POST; with htmx the
 // new messages are appended without a reload.
-func Composer(csrf, threadID string) templ.Component {
+func Composer(threadID string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -189,7 +189,7 @@ func Composer(csrf, threadID string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -203,7 +203,7 @@ func Composer(csrf, threadID string) templ.Component {
 
 // SentMessage is what a send returns to htmx: the user's message, shown at
 // once, and the reply that will stream in.
-func SentMessage(csrf string, user MessageView) templ.Component {
+func SentMessage(user MessageView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -228,11 +228,11 @@ func SentMessage(csrf string, user MessageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = MessageItem(csrf, user).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = MessageItem(user).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = PendingReply(csrf, user.Msg.ThreadID, user.Msg.ID).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = PendingReply(PendingReplyProps{ThreadID: user.Msg.ThreadID, UserMessageID: user.Msg.ID}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -242,7 +242,7 @@ func SentMessage(csrf string, user MessageView) templ.Component {
 
 // ReadyBar is "Ready to plan" with the pin count, the extraction's
 // progress while it runs, and the way to the review screen.
-func ReadyBar(csrf string, r Ready) templ.Component {
+func ReadyBar(r Ready) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -315,7 +315,7 @@ func ReadyBar(csrf string, r Ready) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -438,7 +438,7 @@ func ReadyBar(csrf string, r Ready) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -525,7 +525,7 @@ func PinCount(n int, oob bool) templ.Component {
 
 // PinForm pins or unpins an assistant reply. It shows on hover and to
 // keyboard focus, and stays visible once pinned.
-func PinForm(csrf string, m *store.Message) templ.Component {
+func PinForm(m *store.Message) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -589,7 +589,7 @@ func PinForm(csrf string, m *store.Message) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -620,7 +620,7 @@ func pinURL(m *store.Message) string {
 }
 
 // MessageItem shows one stored message.
-func MessageItem(csrf string, mv MessageView) templ.Component {
+func MessageItem(mv MessageView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -713,7 +713,7 @@ func MessageItem(csrf string, mv MessageView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if mv.Msg.Status != store.StatusFailed && mv.Msg.Content != "" {
-				templ_7745c5c3_Err = PinForm(csrf, mv.Msg).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = PinForm(mv.Msg).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -788,7 +788,7 @@ func MessageItem(csrf string, mv MessageView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -863,10 +863,20 @@ func retryURL(m *store.Message) string {
 	return "/t/" + m.ThreadID + "/messages/" + m.ID + "/retry"
 }
 
+// PendingReplyProps names the user message whose reply PendingReply follows.
+type PendingReplyProps struct {
+	ThreadID      string
+	UserMessageID string
+}
+
+func (p PendingReplyProps) url(rest string) string {
+	return "/t/" + p.ThreadID + "/messages/" + p.UserMessageID + rest
+}
+
 // PendingReply is an assistant reply being written. It connects to the
 // reply's event stream: "delta" events append text, the "done" event
 // replaces the whole element with the stored message.
-func PendingReply(csrf, threadID, userMessageID string) templ.Component {
+func PendingReply(p PendingReplyProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -892,9 +902,9 @@ func PendingReply(csrf, threadID, userMessageID string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var37 string
-		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs("reply-" + userMessageID)
+		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs("reply-" + p.UserMessageID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 195, Col: 39}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 205, Col: 41}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 		if templ_7745c5c3_Err != nil {
@@ -905,9 +915,9 @@ func PendingReply(csrf, threadID, userMessageID string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var38 string
-		templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs("/t/" + threadID + "/messages/" + userMessageID + "/reply")
+		templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(p.url("/reply"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 195, Col: 192}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 205, Col: 151}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
 		if templ_7745c5c3_Err != nil {
@@ -918,9 +928,9 @@ func PendingReply(csrf, threadID, userMessageID string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var39 templ.SafeURL
-		templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL("/t/" + threadID + "/messages/" + userMessageID + "/stop"))
+		templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL(p.url("/stop")))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 199, Col: 100}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 209, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 		if templ_7745c5c3_Err != nil {
@@ -931,9 +941,9 @@ func PendingReply(csrf, threadID, userMessageID string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var40 string
-		templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs("/t/" + threadID + "/messages/" + userMessageID + "/stop")
+		templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(p.url("/stop"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 199, Col: 170}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/thread.templ`, Line: 209, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 		if templ_7745c5c3_Err != nil {
@@ -943,7 +953,7 @@ func PendingReply(csrf, threadID, userMessageID string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = CSRFField(csrf).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

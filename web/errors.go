@@ -127,10 +127,8 @@ var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // meta gathers what every full page needs.
 func (s *Server) meta(c echo.Context, title string) views.Meta {
-	token, _ := c.Get("csrf").(string)
 	return views.Meta{
 		Title:    title,
-		CSRF:     token,
 		Provider: s.provider.Name(),
 		Model:    s.provider.Model(),
 		Flash:    s.popFlash(c),

@@ -48,7 +48,7 @@ func (s *Server) renderPinned(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, templ.Join(views.MessageItem(s.csrf(c), s.messageView(m)), views.PinCount(ready.Pins, true)))
+	return s.render(c, http.StatusOK, templ.Join(views.MessageItem(s.messageView(m)), views.PinCount(ready.Pins, true)))
 }
 
 // readyState gathers what the "Ready to plan" bar shows.
@@ -96,7 +96,7 @@ func (s *Server) handleExtractStart(c echo.Context) error {
 		return err
 	}
 	ready.Running = true
-	return s.render(c, http.StatusOK, views.ReadyBar(s.csrf(c), ready))
+	return s.render(c, http.StatusOK, views.ReadyBar(ready))
 }
 
 func (s *Server) redirectAfterExtraction(c echo.Context, threadID string, run *store.ExtractionRun) error {
@@ -160,7 +160,7 @@ finished:
 		}
 	}
 	var buf bytes.Buffer
-	if err := views.ReadyBar(s.csrf(c), ready).Render(ctx, &buf); err != nil {
+	if err := views.ReadyBar(ready).Render(ctx, &buf); err != nil {
 		return err
 	}
 	return sse.send("done", buf.String())
@@ -219,8 +219,8 @@ func formVersion(c echo.Context) int {
 // itemKind describes one of the review screen's three lists.
 type itemKind struct {
 	name   string // decisions, files, risks
-	view   func(csrf string, h *store.Handoff, id string) templ.Component
-	edit   func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component
+	view   func(h *store.Handoff, id string) templ.Component
+	edit   func(h *store.Handoff, id string, c echo.Context, conflict string) templ.Component
 	create func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error)
 	update func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error)
 	delete func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error)
@@ -266,16 +266,16 @@ func cleanFilePath(raw string) (string, error) {
 var itemKinds = map[string]itemKind{
 	"decisions": {
 		name: "decisions",
-		view: func(csrf string, h *store.Handoff, id string) templ.Component {
-			return views.DecisionItem(csrf, h, findDecision(h, id))
+		view: func(h *store.Handoff, id string) templ.Component {
+			return views.DecisionItem(h, findDecision(h, id))
 		},
-		edit: func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
+		edit: func(h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
 			d := findDecision(h, id)
 			draft := d.Content
 			if c != nil {
 				draft = c.FormValue("content")
 			}
-			return views.DecisionEdit(csrf, h, d, draft, conflict)
+			return views.DecisionEdit(views.DecisionEditProps{Handoff: h, Decision: d, Content: draft, Conflict: conflict})
 		},
 		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
 			_, ch, err := s.db.CreateDecision(c.Request().Context(), h.ID, store.DecisionCreate{Content: c.FormValue("content")}, version)
@@ -291,15 +291,16 @@ var itemKinds = map[string]itemKind{
 	},
 	"files": {
 		name: "files",
-		view: func(csrf string, h *store.Handoff, id string) templ.Component {
-			return views.FileItem(csrf, h, findFile(h, id))
+		view: func(h *store.Handoff, id string) templ.Component {
+			return views.FileItem(h, findFile(h, id))
 		},
-		edit: func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
+		edit: func(h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
 			f := findFile(h, id)
 			if c == nil {
-				return views.FileEdit(csrf, h, f, f.Path, string(f.Relevance), f.Context, "")
+				return views.FileEdit(views.FileEditProps{Handoff: h, File: f, Path: f.Path, Relevance: string(f.Relevance), Context: f.Context})
 			}
-			return views.FileEdit(csrf, h, f, c.FormValue("path"), c.FormValue("relevance"), c.FormValue("context"), conflict)
+			return views.FileEdit(views.FileEditProps{Handoff: h, File: f, Path: c.FormValue("path"), Relevance: c.FormValue("relevance"),
+				Context: c.FormValue("context"), Conflict: conflict})
 		},
 		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
 			p, err := cleanFilePath(c.FormValue("path"))
@@ -323,15 +324,16 @@ var itemKinds = map[string]itemKind{
 	},
 	"risks": {
 		name: "risks",
-		view: func(csrf string, h *store.Handoff, id string) templ.Component {
-			return views.RiskItem(csrf, h, findRisk(h, id))
+		view: func(h *store.Handoff, id string) templ.Component {
+			return views.RiskItem(h, findRisk(h, id))
 		},
-		edit: func(csrf string, h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
+		edit: func(h *store.Handoff, id string, c echo.Context, conflict string) templ.Component {
 			r := findRisk(h, id)
 			if c == nil {
-				return views.RiskEdit(csrf, h, r, r.Description, string(r.Severity), r.Mitigation, "")
+				return views.RiskEdit(views.RiskEditProps{Handoff: h, Risk: r, Description: r.Description, Severity: string(r.Severity), Mitigation: r.Mitigation})
 			}
-			return views.RiskEdit(csrf, h, r, c.FormValue("description"), c.FormValue("severity"), c.FormValue("mitigation"), conflict)
+			return views.RiskEdit(views.RiskEditProps{Handoff: h, Risk: r, Description: c.FormValue("description"), Severity: c.FormValue("severity"),
+				Mitigation: c.FormValue("mitigation"), Conflict: conflict})
 		},
 		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
 			return s.db.CreateRisk(c.Request().Context(), h.ID, store.RiskInput{Description: c.FormValue("description"),
@@ -372,7 +374,7 @@ func (s *Server) handleItemShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, kind.view(s.csrf(c), h, id))
+	return s.render(c, http.StatusOK, kind.view(h, id))
 }
 
 // handleItemEdit serves GET /h/:id/:kind/:item/edit: one item in edit mode.
@@ -381,7 +383,7 @@ func (s *Server) handleItemEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, kind.edit(s.csrf(c), h, id, nil, ""))
+	return s.render(c, http.StatusOK, kind.edit(h, id, nil, ""))
 }
 
 // handleItemCreate serves POST /h/:id/:kind: add a decision, file or risk.
@@ -415,13 +417,13 @@ func (s *Server) handleItemUpdate(c echo.Context) error {
 			if err != nil {
 				return err
 			}
-			r.Editing, r.Draft = id, kind.edit(s.csrf(c), h, id, c, msg)
+			r.Editing, r.Draft = id, kind.edit(h, id, c, msg)
 			return s.render(c, http.StatusConflict, views.ReviewPage(s.meta(c, "Review: "+r.Thread.Title), r))
 		}
 		// The conflicting form carries the current version itself (app.js
 		// keeps it): saving again overwrites knowingly, and nothing else on
 		// the page is taken as up to date.
-		return s.render(c, http.StatusConflict, kind.edit(s.csrf(c), h, id, c, msg))
+		return s.render(c, http.StatusConflict, kind.edit(h, id, c, msg))
 	}
 	if err != nil {
 		return err
@@ -453,9 +455,9 @@ func (s *Server) renderChange(c echo.Context, kind itemKind, ch store.Change, st
 	if err != nil {
 		return err
 	}
-	parts := []templ.Component{views.ReviewChanged(s.csrf(c), h)}
+	parts := []templ.Component{views.ReviewChanged(h)}
 	if ch.ID != "" {
-		parts = append([]templ.Component{kind.view(s.csrf(c), h, ch.ID)}, parts...)
+		parts = append([]templ.Component{kind.view(h, ch.ID)}, parts...)
 	}
 	return s.render(c, status, templ.Join(parts...))
 }

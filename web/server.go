@@ -133,9 +133,11 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.handleHealth)
 	e.GET(static.Prefix+"*", echo.WrapHandler(s.assets))
 
-	// Browser routes: CSRF-protected (Fetch Metadata first, token as fallback).
+	// Browser routes: CSRF-protected (Fetch Metadata first, token as fallback);
+	// withViewState then hands the token to the views.
 	b := e.Group("", middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
+		ContextKey:     csrfContextKey,
 		CookieName:     "baton_csrf",
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
@@ -146,7 +148,7 @@ func New(cfg Config) *Server {
 		// token cookie), is refused outright. Browsers without Fetch
 		// Metadata fall back to the token.
 		AllowSecFetchSiteFunc: func(echo.Context) (bool, error) { return false, errCSRF },
-	}))
+	}), withViewState)
 	b.GET("/", s.handleHome)
 	b.POST("/threads", s.handleThreadCreate)
 	b.GET("/t/:id", s.handleThreadShow)

@@ -48,7 +48,7 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mvs, err := s.threadMessages(ctx, s.csrf(c), t.ID)
+	mvs, err := s.threadMessages(ctx, t.ID)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Server) handleMessageCreate(c echo.Context) error {
 		return err
 	}
 	if isHTMX(c) {
-		return s.render(c, http.StatusCreated, views.SentMessage(s.csrf(c), s.messageView(user)))
+		return s.render(c, http.StatusCreated, views.SentMessage(s.messageView(user)))
 	}
 	if _, err := s.replyFor(ctx, user, nil); err != nil {
 		return err
@@ -112,7 +112,7 @@ func (s *Server) handleReplyStream(c echo.Context) error {
 		return sse.send("done", `<p class="flash error">The reply could not be saved. Reload the page to try again.</p>`)
 	}
 	var buf bytes.Buffer
-	if err := views.MessageItem(s.csrf(c), s.messageView(reply)).Render(ctx, &buf); err != nil {
+	if err := views.MessageItem(s.messageView(reply)).Render(ctx, &buf); err != nil {
 		return err
 	}
 	return sse.send("done", buf.String())
@@ -149,7 +149,7 @@ func (s *Server) handleReplyRetry(c echo.Context) error {
 		return err
 	}
 	if isHTMX(c) {
-		return s.render(c, http.StatusOK, views.PendingReply(s.csrf(c), threadID, failed.ReplyTo))
+		return s.render(c, http.StatusOK, views.PendingReply(views.PendingReplyProps{ThreadID: threadID, UserMessageID: failed.ReplyTo}))
 	}
 	user, err := s.db.FindMessageByID(ctx, threadID, failed.ReplyTo)
 	if err != nil {
@@ -172,20 +172,16 @@ func (s *Server) findUserMessage(c echo.Context) (*store.Message, error) {
 	return m, nil
 }
 
-func (s *Server) csrf(c echo.Context) string {
-	token, _ := c.Get("csrf").(string)
-	return token
-}
-
 func (s *Server) messageView(m *store.Message) views.MessageView {
 	return views.MessageView{Msg: m, HTML: s.markdown.Render(m.Content)}
 }
 
 // threadMessages renders a thread's messages for its page. A stored
 // message only changes when it is pinned or unpinned, so each rendered item
-// is cached under its ID, pin and the CSRF token its forms carry; the full
-// rows are read only when an item is missing.
-func (s *Server) threadMessages(ctx context.Context, csrf, threadID string) ([]views.MessageView, error) {
+// is cached under its ID, pin and the CSRF token its forms carry (from
+// ctx); the full rows are read only when an item is missing.
+func (s *Server) threadMessages(ctx context.Context, threadID string) ([]views.MessageView, error) {
+	csrf := views.CSRF(ctx)
 	heads, err := s.db.FindMessageHeads(ctx, threadID)
 	if err != nil {
 		return nil, err
@@ -217,7 +213,7 @@ func (s *Server) threadMessages(ctx context.Context, csrf, threadID string) ([]v
 		}
 		mv := s.messageView(m)
 		buf.Reset()
-		if err := views.MessageItem(csrf, mv).Render(ctx, &buf); err != nil {
+		if err := views.MessageItem(mv).Render(ctx, &buf); err != nil {
 			return nil, err
 		}
 		mv.Item = buf.String()
