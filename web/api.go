@@ -66,7 +66,7 @@ func bindJSON(c echo.Context, v any) error {
 		case errors.Is(err, io.EOF):
 			return &store.Error{Code: eBadJSON, Message: "The request body is empty; send a JSON object."}
 		}
-		return &store.Error{Code: eBadJSON, Message: "The request body is not valid JSON: "+err.Error()}
+		return &store.Error{Code: eBadJSON, Message: "The request body is not valid JSON: " + err.Error()}
 	}
 	if dec.More() {
 		return &store.Error{Code: eBadJSON, Message: "The request body has data after the JSON object."}
