@@ -49,17 +49,18 @@ var errorStatuses = map[string]int{
 	eExtractionFailed:     http.StatusBadGateway,
 }
 
-// httpErrorCodes gives the code of an *echo.HTTPError (a route not found, a
+// httpErrorCode gives the code of an *echo.HTTPError (a route not found, a
 // body too large, a rate limit) by its status: store's code where one maps
-// to that status, so that a 404 is a not_found however it arose.
-var httpErrorCodes = map[int]string{
-	http.StatusConflict:            store.ECONFLICT,
-	http.StatusForbidden:           store.EFORBIDDEN,
-	http.StatusInternalServerError: store.EINTERNAL,
-	http.StatusUnprocessableEntity: store.EINVALID,
-	http.StatusNotFound:            store.ENOTFOUND,
-	http.StatusTooManyRequests:     store.ERATELIMITED,
-	http.StatusUnauthorized:        store.EUNAUTHORIZED,
+// to that status in errorStatuses, so that a 404 is a not_found however it
+// arose, else the status's name ("method_not_allowed").
+func httpErrorCode(status int) string {
+	for _, code := range []string{store.ECONFLICT, store.EFORBIDDEN, store.EINTERNAL, store.EINVALID,
+		store.ENOTFOUND, store.ERATELIMITED, store.EUNAUTHORIZED} {
+		if errorStatuses[code] == status {
+			return code
+		}
+	}
+	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
 }
 
 // errorResponse says what a person should see of err and with which
@@ -89,11 +90,7 @@ func errorResponse(err error) (int, *store.Error) {
 		if msg == "" {
 			msg = http.StatusText(he.Code)
 		}
-		code, ok := httpErrorCodes[he.Code]
-		if !ok {
-			code = strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_")
-		}
-		return he.Code, &store.Error{Code: code, Message: msg}
+		return he.Code, &store.Error{Code: httpErrorCode(he.Code), Message: msg}
 	}
 	return http.StatusInternalServerError, store.ErrInternal
 }
