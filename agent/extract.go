@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/baton-dev/baton/store"
 )
 
 // MaxTranscriptMessages is how many of the latest messages an extraction reads.
@@ -48,7 +50,7 @@ Return one JSON object matching the schema:
 // p implements Extractor it extracts without a model call; otherwise it asks p
 // for structured output matching ExtractionSchema, with the transcript given
 // as delimited data. Either way the result is sanitised: file paths go through
-// CleanPath (rejected ones are dropped), enums are normalised, confidences
+// store.CleanPath (rejected ones are dropped), enums are normalised, confidences
 // clamped to 0..1 and sources outside the transcript dropped. Sources index
 // msgs as given. A reply that does not match the schema returns an error
 // wrapping ErrSchema and no extraction.
@@ -137,7 +139,7 @@ func sanitizeExtraction(x Extraction, n, offset int) Extraction {
 	}
 	seen := map[string]int{}
 	for _, f := range x.FilesReferenced {
-		p, ok := CleanPath(f.Path)
+		p, ok := store.CleanPath(f.Path)
 		if !ok {
 			continue
 		}

@@ -76,7 +76,7 @@ func (p *Planner) Run(ctx context.Context, planID string, hooks PlanHooks) (*sto
 		return nil, err
 	}
 	if plan.Status != store.PlanRunning {
-		return nil, fmt.Errorf("plan %s has already finished (%s): %w", planID, plan.Status, store.ErrConflict)
+		return nil, store.Errorf(store.ECONFLICT, "Plan %s has already finished (%s).", planID, plan.Status)
 	}
 	sn, err := p.DB.FindSnapshotByID(bg, plan.SnapshotID)
 	if err != nil {

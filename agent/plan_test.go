@@ -249,7 +249,8 @@ func TestGetHandoffContextIsTheSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := fx.db.UpdateDecision(ctx, h.ID, h.Decisions[0].ID, "Use Postgres.", 0); err != nil {
+	edit := "Use Postgres."
+	if _, _, err := fx.db.UpdateDecision(ctx, h.ID, h.Decisions[0].ID, store.DecisionUpdate{Content: &edit, Version: h.Version}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := fx.db.DeleteDecision(ctx, h.ID, h.Decisions[1].ID, 0); err != nil {

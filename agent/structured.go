@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -44,8 +45,29 @@ func StructuredOutput[T any](s *Schema, text string) (T, error) {
 	return v, nil
 }
 
-// compileSchema compiles the JSON Schema held by s.
+// compiledSchemas holds every schema compiled so far, keyed by name and
+// JSON: the extraction's, the judge's and the tools' schemas are compiled
+// once per process, not once per reply or tool call. Schemas come from
+// code, so the map stays small.
+var compiledSchemas sync.Map // string -> *jsonschema.Schema
+
+// compileSchema returns the compiled JSON Schema held by s, compiling it
+// on first use.
 func compileSchema(s *Schema) (*jsonschema.Schema, error) {
+	key := s.Name + "\x00" + string(s.JSON)
+	if sch, ok := compiledSchemas.Load(key); ok {
+		return sch.(*jsonschema.Schema), nil
+	}
+	sch, err := compileSchemaJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	got, _ := compiledSchemas.LoadOrStore(key, sch)
+	return got.(*jsonschema.Schema), nil
+}
+
+// compileSchemaJSON compiles the JSON Schema held by s.
+func compileSchemaJSON(s *Schema) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.JSON))
 	if err != nil {
 		return nil, fmt.Errorf("structured output: schema %s is not JSON: %w", s.Name, err)

@@ -236,9 +236,8 @@ func (pt *planTools) addDecision(ctx context.Context, raw json.RawMessage) (Tool
 	_, _, err = pt.db.CreateDecision(ctx, pt.snapshot.HandoffID,
 		store.DecisionCreate{Content: content, Source: store.SourceAI, DuringPlanning: true}, 0)
 	if err != nil {
-		var ve *store.ValidationError
-		if errors.As(err, &ve) {
-			return ToolOutput{Description: fail}, errors.New(ve.Message)
+		if store.ErrorCode(err) == store.EINVALID {
+			return ToolOutput{Description: fail}, errors.New(store.ErrorMessage(err))
 		}
 		return ToolOutput{Description: fail}, errors.New("the decision could not be saved; go on without it and mention it under Open questions")
 	}

@@ -40,9 +40,9 @@ func (db *DB) StartExtractionRun(ctx context.Context, handoffID string) (*Extrac
 		`INSERT INTO extraction_runs (id, handoff_id, status, started_at) VALUES (?, ?, 'running', ?)`,
 		run.ID, handoffID, formatTime(run.StartedAt))
 	switch {
-	case isUniqueErr(err):
-		return nil, fmt.Errorf("an extraction is already running for this handoff: %w", ErrConflict)
-	case isForeignKeyErr(err):
+	case violationOf(err) == uniqueViolation:
+		return nil, Errorf(ECONFLICT, "An extraction is already running for this handoff.")
+	case violationOf(err) == foreignKeyViolation:
 		return nil, fmt.Errorf("handoff %s: %w", handoffID, ErrNotFound)
 	case err != nil:
 		return nil, fmt.Errorf("start extraction: %w", err)
@@ -74,7 +74,7 @@ func (db *DB) FindLatestExtractionRun(ctx context.Context, handoffID string) (*E
 // FailExtractionRun ends a run as failed or cancelled, merging nothing.
 func (db *DB) FailExtractionRun(ctx context.Context, runID string, status RunStatus, message string) error {
 	if status != RunFailed && status != RunCancelled {
-		return invalidf("status", "A run ends as failed or cancelled here, not %q.", status)
+		return Errorf(EINVALID, "A run ends as failed or cancelled here, not %q.", status)
 	}
 	_, err := db.write.ExecContext(ctx,
 		`UPDATE extraction_runs SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = 'running'`,
@@ -247,13 +247,13 @@ func (db *DB) Freeze(ctx context.Context, handoffID string, version int) (*Snaps
 			return err
 		}
 		if version != 0 && h.Version != version {
-			return &VersionConflict{Current: h.Version, Expected: version}
+			return staleVersion(h.Version, version)
 		}
 		if err := findItems(ctx, tx, h); err != nil {
 			return err
 		}
 		if len(h.Decisions) == 0 {
-			return invalidf("decisions", "Nothing to plan yet: add at least one decision before you start planning.")
+			return Errorf(EINVALID, "Nothing to plan yet: add at least one decision before you start planning.")
 		}
 		now := db.now()
 		p := SnapshotPayload{HandoffID: h.ID, ThreadID: h.ThreadID, Summary: h.Summary, FrozenAt: now,

@@ -15,7 +15,8 @@ import (
 // MaxItemLen is the longest decision, file context, risk or summary, in characters.
 const MaxItemLen = 2000
 
-// MaxPathLen is the longest file path, in characters.
+// MaxPathLen is the longest file path, in characters (not bytes): CleanPath
+// and FileRef.Validate refuse longer ones.
 const MaxPathLen = 300
 
 // HandoffStatus says whether a handoff has been frozen since its last change.
@@ -54,7 +55,7 @@ func ParseLevel(field, s string) (Level, error) {
 	case LevelHigh, LevelMedium, LevelLow:
 		return l, nil
 	}
-	return "", invalidf(field, "%s must be high, medium or low, not %q.", capitalize(field), s)
+	return "", Errorf(EINVALID, "%s must be high, medium or low, not %q.", capitalize(field), s)
 }
 
 // Handoff is what a brainstorm hands to planning: decisions, files, risks
@@ -127,14 +128,14 @@ func capitalize(s string) string {
 func checkText(field, s string, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" && required {
-		return "", invalidf(field, "%s is empty. Write something or remove the item.", capitalize(field))
+		return "", Errorf(EINVALID, "%s is empty. Write something or remove the item.", capitalize(field))
 	}
 	if n := utf8.RuneCountInString(s); n > MaxItemLen {
-		return "", invalidf(field, "%s is %d characters long; keep it to %d.", capitalize(field), n, MaxItemLen)
+		return "", Errorf(EINVALID, "%s is %d characters long; keep it to %d.", capitalize(field), n, MaxItemLen)
 	}
 	for _, r := range s {
 		if r != '\n' && r != '\t' && unicode.IsControl(r) {
-			return "", invalidf(field, "%s contains control characters.", capitalize(field))
+			return "", Errorf(EINVALID, "%s contains control characters.", capitalize(field))
 		}
 	}
 	return s, nil
@@ -142,9 +143,83 @@ func checkText(field, s string, required bool) (string, error) {
 
 func checkConfidence(c *float64) error {
 	if c != nil && (*c < 0 || *c > 1) {
-		return invalidf("confidence", "Confidence must be between 0 and 1, not %g.", *c)
+		return Errorf(EINVALID, "Confidence must be between 0 and 1, not %g.", *c)
 	}
 	return nil
+}
+
+func checkSource(s Source) error {
+	switch s {
+	case SourceAI, SourcePinned, SourceEdited:
+		return nil
+	}
+	return Errorf(EINVALID, "Source must be ai-extracted, user-pinned or user-edited, not %q.", s)
+}
+
+// Validate trims the decision's content and checks it against the rules:
+// content of 1 to MaxItemLen characters without control characters other
+// than newline and tab, a known source, a confidence between 0 and 1.
+// Returns an EINVALID *Error saying what to fix.
+func (d *Decision) Validate() (err error) {
+	if d.Content, err = checkText("decision", d.Content, true); err != nil {
+		return err
+	}
+	if err := checkSource(d.Source); err != nil {
+		return err
+	}
+	return checkConfidence(d.Confidence)
+}
+
+// ParsePath cleans a file path with CleanPath, or says why it cannot be a
+// file of the project with an EINVALID *Error.
+func ParsePath(raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", Errorf(EINVALID, "The file path is empty.")
+	}
+	p, ok := CleanPath(raw)
+	if !ok {
+		if n := utf8.RuneCountInString(strings.TrimSpace(raw)); n > MaxPathLen {
+			return "", Errorf(EINVALID, "The file path is %d characters long; keep it to %d.", n, MaxPathLen)
+		}
+		return "", Errorf(EINVALID, "%q is not a path inside the project: use a relative path like src/app.go "+
+			"(no leading /, ~, .., drive letters, URLs or backslashes).", raw)
+	}
+	return p, nil
+}
+
+// Validate cleans the file's path with ParsePath, normalises its relevance
+// and trims its context, and checks them: a path inside the project of at
+// most MaxPathLen characters, a relevance of high, medium or low, a context
+// of at most MaxItemLen characters, a known source. Returns an EINVALID
+// *Error saying what to fix.
+func (f *FileRef) Validate() (err error) {
+	if f.Path, err = ParsePath(f.Path); err != nil {
+		return err
+	}
+	if f.Relevance, err = ParseLevel("relevance", string(f.Relevance)); err != nil {
+		return err
+	}
+	if f.Context, err = checkText("context", f.Context, false); err != nil {
+		return err
+	}
+	return checkSource(f.Source)
+}
+
+// Validate trims the risk's texts and checks them: a description of 1 to
+// MaxItemLen characters, a severity of high, medium or low, a mitigation of
+// at most MaxItemLen characters, a known source. Returns an EINVALID *Error
+// saying what to fix.
+func (r *Risk) Validate() (err error) {
+	if r.Description, err = checkText("risk", r.Description, true); err != nil {
+		return err
+	}
+	if r.Severity, err = ParseLevel("severity", string(r.Severity)); err != nil {
+		return err
+	}
+	if r.Mitigation, err = checkText("mitigation", r.Mitigation, false); err != nil {
+		return err
+	}
+	return checkSource(r.Source)
 }
 
 // EnsureHandoff returns the thread's handoff, creating it if there is none.
@@ -182,7 +257,9 @@ func ensureHandoff(ctx context.Context, tx *sql.Tx, threadID string, now time.Ti
 
 // touchHandoff records a change: the version grows and a frozen handoff
 // becomes a draft again (its snapshots stay as they were). If expected is
-// not zero it must be the current version, else ErrConflict.
+// not zero it must be the current version, else an ECONFLICT that is also
+// ErrStaleVersion; zero takes the change whatever the version (adds,
+// deletes and pins that overwrite nothing).
 func touchHandoff(ctx context.Context, tx *sql.Tx, handoffID string, expected int, now time.Time) (int, error) {
 	var version int
 	err := tx.QueryRowContext(ctx,
@@ -194,22 +271,10 @@ func touchHandoff(ctx context.Context, tx *sql.Tx, handoffID string, expected in
 		if err := tx.QueryRowContext(ctx, `SELECT version FROM handoffs WHERE id = ?`, handoffID).Scan(&current); err != nil {
 			return 0, fmt.Errorf("handoff %s: %w", handoffID, ErrNotFound)
 		}
-		return 0, &VersionConflict{Current: current, Expected: expected}
+		return 0, staleVersion(current, expected)
 	}
 	return version, err
 }
-
-// VersionConflict is an ErrConflict for an edit based on a stale version.
-type VersionConflict struct {
-	Current, Expected int
-}
-
-func (e *VersionConflict) Error() string {
-	return fmt.Sprintf("someone else changed this handoff (version %d, you had %d)", e.Current, e.Expected)
-}
-
-// Is makes errors.Is(err, ErrConflict) true.
-func (e *VersionConflict) Is(target error) bool { return target == ErrConflict }
 
 const handoffColumns = `id, thread_id, workspace_id, status, summary, version, created_at, updated_at`
 

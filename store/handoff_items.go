@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
+	"time"
 	"unicode/utf8"
 )
 
@@ -31,7 +31,7 @@ func (db *DB) PinMessage(ctx context.Context, threadID, messageID string) (d *De
 			return err
 		}
 		if m.Role != RoleAssistant || m.Status == StatusFailed || strings.TrimSpace(m.Content) == "" {
-			return invalidf("message", "Only an assistant reply with content can be pinned.")
+			return Errorf(EINVALID, "Only an assistant reply with content can be pinned.")
 		}
 		now := db.now()
 		if handoffID, err = ensureHandoff(ctx, tx, threadID, now); err != nil {
@@ -103,22 +103,24 @@ type DecisionCreate struct {
 	DuringPlanning bool
 }
 
-func (in *DecisionCreate) validate() (err error) {
-	if in.Content, err = checkText("decision", in.Content, true); err != nil {
+// validate defaults the source and checks the decision (Decision.Validate).
+func (in *DecisionCreate) validate() error {
+	if in.Source == "" {
+		in.Source = SourcePinned
+	}
+	d := Decision{Content: in.Content, Source: in.Source, Confidence: in.Confidence}
+	if err := d.Validate(); err != nil {
 		return err
 	}
-	switch in.Source {
-	case "":
-		in.Source = SourcePinned
-	case SourceAI, SourcePinned, SourceEdited:
-	default:
-		return invalidf("source", "Source must be ai-extracted, user-pinned or user-edited, not %q.", in.Source)
-	}
-	return checkConfidence(in.Confidence)
+	in.Content = d.Content
+	return nil
 }
 
 // CreateDecision adds a decision to a handoff. If version is not zero it
-// must be the handoff's current version (else ErrConflict).
+// must be the handoff's current version (else ECONFLICT); zero adds
+// whatever the version, as an addition overwrites nothing. Returns
+// EINVALID for a decision that breaks Decision.Validate and ENOTFOUND for
+// an unknown handoff.
 func (db *DB) CreateDecision(ctx context.Context, handoffID string, in DecisionCreate, version int) (*Decision, Change, error) {
 	if err := in.validate(); err != nil {
 		return nil, Change{}, err
@@ -143,27 +145,74 @@ func (db *DB) CreateDecision(ctx context.Context, handoffID string, in DecisionC
 	return d, ch, err
 }
 
-// UpdateDecision replaces a decision's content; its source becomes user-edited.
-func (db *DB) UpdateDecision(ctx context.Context, handoffID, id, content string, version int) (*Decision, Change, error) {
-	content, err := checkText("decision", content, true)
-	if err != nil {
-		return nil, Change{}, err
+// DecisionUpdate is the input of UpdateDecision: the fields to change (nil
+// keeps a field as it is) and the handoff version the change is based on.
+type DecisionUpdate struct {
+	Content *string
+	Version int // the handoff's version the edit was made from; required
+}
+
+// UpdateDecision applies upd to a decision of a handoff, whose source
+// becomes user-edited, and returns the decision as stored and the change.
+// Returns EINVALID if upd sets no field or the result breaks
+// Decision.Validate, ENOTFOUND if the handoff has no such decision, and
+// ECONFLICT (also ErrStaleVersion) if upd.Version is not the handoff's
+// current version.
+func (db *DB) UpdateDecision(ctx context.Context, handoffID, id string, upd DecisionUpdate) (*Decision, Change, error) {
+	if upd.Content == nil {
+		return nil, Change{}, Errorf(EINVALID, "Nothing to change: the update sets no field of the decision.")
 	}
-	ch := Change{ID: id}
-	err = db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		now := db.now()
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
+	var d *Decision
+	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *sql.Tx, h *Handoff, now time.Time) error {
+		if d = findByID(h.Decisions, id, func(d *Decision) string { return d.ID }); d == nil {
+			return fmt.Errorf("decision %s: %w", id, ErrNotFound)
+		}
+		d.Content = *upd.Content
+		d.Source, d.UpdatedAt = SourceEdited, now
+		if err := d.Validate(); err != nil {
 			return err
 		}
-		return expectOne(tx.ExecContext(ctx,
-			`UPDATE decisions SET content = ?, source = 'user-edited', updated_at = ? WHERE id = ? AND handoff_id = ?`,
-			content, formatTime(now), id, handoffID))("decision", id)
+		_, err := tx.ExecContext(ctx, `UPDATE decisions SET content = ?, source = ?, updated_at = ? WHERE id = ?`,
+			d.Content, d.Source, formatTime(now), id)
+		return err
 	})
 	if err != nil {
 		return nil, Change{}, fmt.Errorf("update decision %s: %w", id, err)
 	}
-	d, err := db.findDecision(ctx, handoffID, id)
-	return d, ch, err
+	return d, ch, nil
+}
+
+// updateItem runs apply in a transaction that first records the change on
+// the handoff at the expected version and loads the handoff's items, so
+// that apply finds, changes, validates and writes its item.
+func (db *DB) updateItem(ctx context.Context, handoffID, id string, version int,
+	apply func(tx *sql.Tx, h *Handoff, now time.Time) error) (Change, error) {
+	if version < 1 {
+		return Change{}, Errorf(EINVALID, "Say which version of the handoff the edit was made from.")
+	}
+	ch := Change{ID: id}
+	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+		now := db.now()
+		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
+			return err
+		}
+		h := &Handoff{ID: handoffID}
+		if err := findItems(ctx, tx, h); err != nil {
+			return err
+		}
+		return apply(tx, h, now)
+	})
+	return ch, err
+}
+
+// findByID returns the item of items with the given ID, or nil.
+func findByID[T any](items []*T, id string, idOf func(*T) string) *T {
+	for _, it := range items {
+		if idOf(it) == id {
+			return it
+		}
+	}
+	return nil
 }
 
 // DeleteDecision removes a decision for good. A pinned decision's message
@@ -198,49 +247,43 @@ func (db *DB) findDecision(ctx context.Context, handoffID, id string) (*Decision
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range h.Decisions {
-		if d.ID == id {
-			return d, nil
-		}
+	if d := findByID(h.Decisions, id, func(d *Decision) string { return d.ID }); d != nil {
+		return d, nil
 	}
 	return nil, fmt.Errorf("decision %s: %w", id, ErrNotFound)
 }
 
-// FileRefInput is the input of CreateFileRef and UpdateFileRef. Path must
-// already be cleaned by the caller (see agent.CleanPath); the store only
-// checks its length and characters.
+// FileRefInput is the input of CreateFileRef and of the extraction's merge.
+// The path may be as a person typed it: FileRef.Validate cleans it.
 type FileRefInput struct {
 	Path       string
 	Relevance  Level
 	Context    string
-	Source     Source
+	Source     Source // user-pinned when empty: a person added it
 	MessageIDs []string
 }
 
-func (in *FileRefInput) validate() (err error) {
-	in.Path = strings.TrimSpace(in.Path)
-	if in.Path == "" {
-		return invalidf("path", "The file path is empty.")
-	}
-	if utf8.RuneCountInString(in.Path) > MaxPathLen {
-		return invalidf("path", "The file path is longer than %d characters.", MaxPathLen)
-	}
-	if strings.IndexFunc(in.Path, unicode.IsControl) >= 0 {
-		return invalidf("path", "The file path contains control characters.")
-	}
-	if in.Relevance, err = ParseLevel("relevance", string(in.Relevance)); err != nil {
-		return err
-	}
-	if in.Context, err = checkText("context", in.Context, false); err != nil {
-		return err
-	}
+// validate defaults the source and checks the file (FileRef.Validate).
+func (in *FileRefInput) validate() error {
 	if in.Source == "" {
 		in.Source = SourcePinned
 	}
+	f := FileRef{Path: in.Path, Relevance: in.Relevance, Context: in.Context, Source: in.Source}
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	in.Path, in.Relevance, in.Context = f.Path, f.Relevance, f.Context
 	return nil
 }
 
-// CreateFileRef adds a file to a handoff; a path already there is ErrConflict.
+// fileConflict is the error of a path the handoff already lists.
+func fileConflict(path string) error {
+	return Errorf(ECONFLICT, "The file %s is already in this handoff.", path)
+}
+
+// CreateFileRef adds a file to a handoff; version is as for
+// CreateDecision. Returns EINVALID for a file that breaks FileRef.Validate
+// and ECONFLICT for a path the handoff already lists.
 func (db *DB) CreateFileRef(ctx context.Context, handoffID string, in FileRefInput, version int) (Change, error) {
 	if err := in.validate(); err != nil {
 		return Change{}, err
@@ -255,8 +298,8 @@ func (db *DB) CreateFileRef(ctx context.Context, handoffID string, in FileRefInp
 			`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			ch.ID, handoffID, in.Path, in.Relevance, in.Context, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now))
-		if isUniqueErr(err) {
-			return fmt.Errorf("%s is already in this handoff: %w", in.Path, ErrConflict)
+		if violationOf(err) == uniqueViolation {
+			return fileConflict(in.Path)
 		}
 		return err
 	})
@@ -266,30 +309,55 @@ func (db *DB) CreateFileRef(ctx context.Context, handoffID string, in FileRefInp
 	return ch, nil
 }
 
-// UpdateFileRef changes a file's path, relevance and context; its source
-// becomes user-edited.
-func (db *DB) UpdateFileRef(ctx context.Context, handoffID, id string, in FileRefInput, version int) (Change, error) {
-	if err := in.validate(); err != nil {
-		return Change{}, err
+// FileRefUpdate is the input of UpdateFileRef: the fields to change (nil
+// keeps a field as it is) and the handoff version the change is based on.
+type FileRefUpdate struct {
+	Path      *string
+	Relevance *Level
+	Context   *string
+	Version   int // the handoff's version the edit was made from; required
+}
+
+// UpdateFileRef applies upd to a file of a handoff, whose source becomes
+// user-edited, and returns the file as stored and the change. Returns
+// EINVALID if upd sets no field or the result breaks FileRef.Validate,
+// ENOTFOUND if the handoff has no such file, and ECONFLICT for a path the
+// handoff already lists or (also ErrStaleVersion) if upd.Version is not
+// the handoff's current version.
+func (db *DB) UpdateFileRef(ctx context.Context, handoffID, id string, upd FileRefUpdate) (*FileRef, Change, error) {
+	if upd.Path == nil && upd.Relevance == nil && upd.Context == nil {
+		return nil, Change{}, Errorf(EINVALID, "Nothing to change: the update sets no field of the file.")
 	}
-	ch := Change{ID: id}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		now := db.now()
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
+	var f *FileRef
+	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *sql.Tx, h *Handoff, now time.Time) error {
+		if f = findByID(h.Files, id, func(f *FileRef) string { return f.ID }); f == nil {
+			return fmt.Errorf("file %s: %w", id, ErrNotFound)
+		}
+		if upd.Path != nil {
+			f.Path = *upd.Path
+		}
+		if upd.Relevance != nil {
+			f.Relevance = *upd.Relevance
+		}
+		if upd.Context != nil {
+			f.Context = *upd.Context
+		}
+		f.Source = SourceEdited
+		if err := f.Validate(); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx,
-			`UPDATE file_refs SET path = ?, relevance = ?, context = ?, source = 'user-edited', updated_at = ?
-			 WHERE id = ? AND handoff_id = ?`, in.Path, in.Relevance, in.Context, formatTime(now), id, handoffID)
-		if isUniqueErr(err) {
-			return fmt.Errorf("%s is already in this handoff: %w", in.Path, ErrConflict)
+		_, err := tx.ExecContext(ctx,
+			`UPDATE file_refs SET path = ?, relevance = ?, context = ?, source = ?, updated_at = ? WHERE id = ?`,
+			f.Path, f.Relevance, f.Context, f.Source, formatTime(now), id)
+		if violationOf(err) == uniqueViolation {
+			return fileConflict(f.Path)
 		}
-		return expectOne(res, err)("file", id)
+		return err
 	})
 	if err != nil {
-		return Change{}, fmt.Errorf("update file %s: %w", id, err)
+		return nil, Change{}, fmt.Errorf("update file %s: %w", id, err)
 	}
-	return ch, nil
+	return f, ch, nil
 }
 
 // DeleteFileRef removes a file from a handoff.
@@ -297,32 +365,30 @@ func (db *DB) DeleteFileRef(ctx context.Context, handoffID, id string, version i
 	return db.deleteItem(ctx, "file_refs", "file", handoffID, id, version)
 }
 
-// RiskInput is the input of CreateRisk and UpdateRisk.
+// RiskInput is the input of CreateRisk and of the extraction's merge.
 type RiskInput struct {
 	Description string
 	Severity    Level
 	Mitigation  string
-	Source      Source
+	Source      Source // user-pinned when empty: a person added it
 	MessageIDs  []string
 }
 
-func (in *RiskInput) validate() (err error) {
-	if in.Description, err = checkText("risk", in.Description, true); err != nil {
-		return err
-	}
-	if in.Severity, err = ParseLevel("severity", string(in.Severity)); err != nil {
-		return err
-	}
-	if in.Mitigation, err = checkText("mitigation", in.Mitigation, false); err != nil {
-		return err
-	}
+// validate defaults the source and checks the risk (Risk.Validate).
+func (in *RiskInput) validate() error {
 	if in.Source == "" {
 		in.Source = SourcePinned
 	}
+	r := Risk{Description: in.Description, Severity: in.Severity, Mitigation: in.Mitigation, Source: in.Source}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	in.Description, in.Severity, in.Mitigation = r.Description, r.Severity, r.Mitigation
 	return nil
 }
 
-// CreateRisk adds a risk to a handoff.
+// CreateRisk adds a risk to a handoff; version is as for CreateDecision.
+// Returns EINVALID for a risk that breaks Risk.Validate.
 func (db *DB) CreateRisk(ctx context.Context, handoffID string, in RiskInput, version int) (Change, error) {
 	if err := in.validate(); err != nil {
 		return Change{}, err
@@ -345,25 +411,51 @@ func (db *DB) CreateRisk(ctx context.Context, handoffID string, in RiskInput, ve
 	return ch, nil
 }
 
-// UpdateRisk changes a risk; its source becomes user-edited.
-func (db *DB) UpdateRisk(ctx context.Context, handoffID, id string, in RiskInput, version int) (Change, error) {
-	if err := in.validate(); err != nil {
-		return Change{}, err
+// RiskUpdate is the input of UpdateRisk: the fields to change (nil keeps a
+// field as it is) and the handoff version the change is based on.
+type RiskUpdate struct {
+	Description *string
+	Severity    *Level
+	Mitigation  *string
+	Version     int // the handoff's version the edit was made from; required
+}
+
+// UpdateRisk applies upd to a risk of a handoff, whose source becomes
+// user-edited, and returns the risk as stored and the change. Returns
+// EINVALID if upd sets no field or the result breaks Risk.Validate,
+// ENOTFOUND if the handoff has no such risk, and ECONFLICT (also
+// ErrStaleVersion) if upd.Version is not the handoff's current version.
+func (db *DB) UpdateRisk(ctx context.Context, handoffID, id string, upd RiskUpdate) (*Risk, Change, error) {
+	if upd.Description == nil && upd.Severity == nil && upd.Mitigation == nil {
+		return nil, Change{}, Errorf(EINVALID, "Nothing to change: the update sets no field of the risk.")
 	}
-	ch := Change{ID: id}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		now := db.now()
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
+	var r *Risk
+	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *sql.Tx, h *Handoff, now time.Time) error {
+		if r = findByID(h.Risks, id, func(r *Risk) string { return r.ID }); r == nil {
+			return fmt.Errorf("risk %s: %w", id, ErrNotFound)
+		}
+		if upd.Description != nil {
+			r.Description = *upd.Description
+		}
+		if upd.Severity != nil {
+			r.Severity = *upd.Severity
+		}
+		if upd.Mitigation != nil {
+			r.Mitigation = *upd.Mitigation
+		}
+		r.Source = SourceEdited
+		if err := r.Validate(); err != nil {
 			return err
 		}
-		return expectOne(tx.ExecContext(ctx,
-			`UPDATE risks SET description = ?, severity = ?, mitigation = ?, source = 'user-edited', updated_at = ?
-			 WHERE id = ? AND handoff_id = ?`, in.Description, in.Severity, in.Mitigation, formatTime(now), id, handoffID))("risk", id)
+		_, err := tx.ExecContext(ctx,
+			`UPDATE risks SET description = ?, severity = ?, mitigation = ?, source = ?, updated_at = ? WHERE id = ?`,
+			r.Description, r.Severity, r.Mitigation, r.Source, formatTime(now), id)
+		return err
 	})
 	if err != nil {
-		return Change{}, fmt.Errorf("update risk %s: %w", id, err)
+		return nil, Change{}, fmt.Errorf("update risk %s: %w", id, err)
 	}
-	return ch, nil
+	return r, ch, nil
 }
 
 // DeleteRisk removes a risk from a handoff.

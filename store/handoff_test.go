@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -294,15 +295,15 @@ func TestHandoffItemValidation(t *testing.T) {
 			return err
 		}, store.ErrNotFound},
 		{"update decision empty", func() error {
-			_, _, err := db.UpdateDecision(ctx, h.ID, d.ID, "   ", 0)
+			_, _, err := db.UpdateDecision(ctx, h.ID, d.ID, store.DecisionUpdate{Content: ptr("   "), Version: before.Version})
 			return err
 		}, store.ErrInvalid},
 		{"update decision too long", func() error {
-			_, _, err := db.UpdateDecision(ctx, h.ID, d.ID, long, 0)
+			_, _, err := db.UpdateDecision(ctx, h.ID, d.ID, store.DecisionUpdate{Content: &long, Version: before.Version})
 			return err
 		}, store.ErrInvalid},
 		{"update unknown decision", func() error {
-			_, _, err := db.UpdateDecision(ctx, h.ID, "nope", "ok", 0)
+			_, _, err := db.UpdateDecision(ctx, h.ID, "nope", store.DecisionUpdate{Content: ptr("ok"), Version: before.Version})
 			return err
 		}, store.ErrNotFound},
 		{"delete unknown decision", func() error {
@@ -338,11 +339,11 @@ func TestHandoffItemValidation(t *testing.T) {
 			return err
 		}, store.ErrConflict},
 		{"update file bad relevance", func() error {
-			_, err := db.UpdateFileRef(ctx, h.ID, fch.ID, store.FileRefInput{Path: "src/keep.go", Relevance: "urgent"}, 0)
+			_, _, err := db.UpdateFileRef(ctx, h.ID, fch.ID, store.FileRefUpdate{Relevance: ptr[store.Level]("urgent"), Version: before.Version})
 			return err
 		}, store.ErrInvalid},
 		{"update unknown file", func() error {
-			_, err := db.UpdateFileRef(ctx, h.ID, "nope", store.FileRefInput{Path: "src/y.go", Relevance: store.LevelLow}, 0)
+			_, _, err := db.UpdateFileRef(ctx, h.ID, "nope", store.FileRefUpdate{Path: ptr("src/y.go"), Version: before.Version})
 			return err
 		}, store.ErrNotFound},
 		{"delete unknown file", func() error {
@@ -366,11 +367,11 @@ func TestHandoffItemValidation(t *testing.T) {
 			return err
 		}, store.ErrInvalid},
 		{"update risk bad severity", func() error {
-			_, err := db.UpdateRisk(ctx, h.ID, rch.ID, store.RiskInput{Description: "Keep", Severity: "severe"}, 0)
+			_, _, err := db.UpdateRisk(ctx, h.ID, rch.ID, store.RiskUpdate{Severity: ptr[store.Level]("severe"), Version: before.Version})
 			return err
 		}, store.ErrInvalid},
 		{"update unknown risk", func() error {
-			_, err := db.UpdateRisk(ctx, h.ID, "nope", store.RiskInput{Description: "x", Severity: store.LevelLow}, 0)
+			_, _, err := db.UpdateRisk(ctx, h.ID, "nope", store.RiskUpdate{Description: ptr("x"), Version: before.Version})
 			return err
 		}, store.ErrNotFound},
 		{"delete unknown risk", func() error {
@@ -392,9 +393,8 @@ func TestHandoffItemValidation(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err=%v, want %v", err, tt.want)
 			}
-			var ve *store.ValidationError
-			if tt.want == store.ErrInvalid && (!errors.As(err, &ve) || ve.Message == "") {
-				t.Fatalf("err=%v, want a *store.ValidationError with a message", err)
+			if tt.want == store.ErrInvalid && (store.ErrorCode(err) != store.EINVALID || store.ErrorMessage(err) == store.ErrInvalid.Message) {
+				t.Fatalf("err=%v, want an EINVALID *store.Error saying what to fix", err)
 			}
 			after := mustHandoff(t, db, h.ID)
 			if diff := cmp.Diff(itemsOf(before), itemsOf(after)); diff != "" {
@@ -440,7 +440,7 @@ func TestHandoffItemCRUD(t *testing.T) {
 	if d2.Label != "D2" || d2.Confidence == nil || *d2.Confidence != 0.8 {
 		t.Fatalf("second decision %+v, want D2 with confidence 0.8", d2)
 	}
-	up, _, err := db.UpdateDecision(ctx, h.ID, d2.ID, "Second, edited", 0)
+	up, _, err := db.UpdateDecision(ctx, h.ID, d2.ID, store.DecisionUpdate{Content: ptr("Second, edited"), Version: mustHandoff(t, db, h.ID).Version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestHandoffItemCRUD(t *testing.T) {
 	if len(got.Decisions) != 1 || got.Decisions[0].ID != d2.ID || got.Decisions[0].Label != "D1" {
 		t.Fatalf("after deleting D1: %v, want only the second decision, now D1", got.Decisions)
 	}
-	if _, _, err := db.UpdateDecision(ctx, h.ID, d1.ID, "back?", 0); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := db.UpdateDecision(ctx, h.ID, d1.ID, store.DecisionUpdate{Content: ptr("back?"), Version: got.Version}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("updating a deleted decision: err=%v, want ErrNotFound", err)
 	}
 
@@ -464,14 +464,16 @@ func TestHandoffItemCRUD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UpdateFileRef(ctx, h.ID, fch.ID, store.FileRefInput{Path: "src/b.go", Relevance: store.LevelLow, Context: "only read"}, 0); err != nil {
+	if _, _, err := db.UpdateFileRef(ctx, h.ID, fch.ID, store.FileRefUpdate{Path: ptr("src/b.go"), Relevance: ptr(store.LevelLow),
+		Context: ptr("only read"), Version: mustHandoff(t, db, h.ID).Version}); err != nil {
 		t.Fatal(err)
 	}
 	rch, err := db.CreateRisk(ctx, h.ID, store.RiskInput{Description: "Leak", Severity: store.LevelHigh}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.UpdateRisk(ctx, h.ID, rch.ID, store.RiskInput{Description: "Token leak", Severity: store.LevelMedium, Mitigation: "rotate"}, 0); err != nil {
+	if _, _, err := db.UpdateRisk(ctx, h.ID, rch.ID, store.RiskUpdate{Description: ptr("Token leak"), Severity: ptr(store.LevelMedium),
+		Mitigation: ptr("rotate"), Version: mustHandoff(t, db, h.ID).Version}); err != nil {
 		t.Fatal(err)
 	}
 	got = mustHandoff(t, db, h.ID)
@@ -515,7 +517,7 @@ func TestHandoffVersions(t *testing.T) {
 			return ch.Version, err
 		}},
 		{"update decision", func(v int) (int, error) {
-			_, ch, err := db.UpdateDecision(ctx, h.ID, d.ID, "D edited", v)
+			_, ch, err := db.UpdateDecision(ctx, h.ID, d.ID, store.DecisionUpdate{Content: ptr("D edited"), Version: v})
 			return ch.Version, err
 		}},
 		{"create file", func(v int) (int, error) {
@@ -523,7 +525,7 @@ func TestHandoffVersions(t *testing.T) {
 			return ch.Version, err
 		}},
 		{"update file", func(v int) (int, error) {
-			ch, err := db.UpdateFileRef(ctx, h.ID, fch.ID, store.FileRefInput{Path: "src/f.go", Relevance: store.LevelLow}, v)
+			_, ch, err := db.UpdateFileRef(ctx, h.ID, fch.ID, store.FileRefUpdate{Relevance: ptr(store.LevelLow), Version: v})
 			return ch.Version, err
 		}},
 		{"create risk", func(v int) (int, error) {
@@ -531,7 +533,7 @@ func TestHandoffVersions(t *testing.T) {
 			return ch.Version, err
 		}},
 		{"update risk", func(v int) (int, error) {
-			ch, err := db.UpdateRisk(ctx, h.ID, rch.ID, store.RiskInput{Description: "R", Severity: store.LevelLow}, v)
+			_, ch, err := db.UpdateRisk(ctx, h.ID, rch.ID, store.RiskUpdate{Severity: ptr(store.LevelLow), Version: v})
 			return ch.Version, err
 		}},
 		{"set summary", func(v int) (int, error) {
@@ -561,12 +563,11 @@ func TestHandoffVersions(t *testing.T) {
 			if !errors.Is(err, store.ErrConflict) {
 				t.Fatalf("stale version %d: err=%v, want ErrConflict", stale, err)
 			}
-			var vc *store.VersionConflict
-			if !errors.As(err, &vc) {
-				t.Fatalf("stale version: err=%v (%T), want a *store.VersionConflict", err, err)
+			if !errors.Is(err, store.ErrStaleVersion) {
+				t.Fatalf("stale version: err=%v, want ErrStaleVersion", err)
 			}
-			if vc.Current != before.Version || vc.Expected != stale {
-				t.Fatalf("VersionConflict=%+v, want Current %d Expected %d", vc, before.Version, stale)
+			if got, want := store.ErrorMessage(err), fmt.Sprintf("(version %d, you had %d)", before.Version, stale); !strings.Contains(got, want) {
+				t.Fatalf("message %q, want it to name the versions %s", got, want)
 			}
 			mid := mustHandoff(t, db, h.ID)
 			if diff := cmp.Diff(itemsOf(before), itemsOf(mid)); diff != "" || mid.Version != before.Version || mid.Summary != before.Summary {
@@ -627,7 +628,7 @@ func TestCompleteExtractionRunMerge(t *testing.T) {
 	}
 	h := mustHandoff(t, db, pinned.HandoffID)
 	edited, _, _ := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Postgres", Source: store.SourceAI}, 0)
-	if _, _, err := db.UpdateDecision(ctx, h.ID, edited.ID, "Use Postgres 16.", 0); err != nil {
+	if _, _, err := db.UpdateDecision(ctx, h.ID, edited.ID, store.DecisionUpdate{Content: ptr("Use Postgres 16."), Version: mustHandoff(t, db, h.ID).Version}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: "src/auth.go", Relevance: store.LevelHigh, Context: "mine"}, 0); err != nil {
@@ -943,7 +944,7 @@ func TestFreeze(t *testing.T) {
 	}
 
 	// A later edit makes the handoff a draft and never changes the snapshot.
-	if _, _, err := db.UpdateDecision(ctx, h.ID, second.ID, "Rotate keys weekly", 0); err != nil {
+	if _, _, err := db.UpdateDecision(ctx, h.ID, second.ID, store.DecisionUpdate{Content: ptr("Rotate keys weekly"), Version: mustHandoff(t, db, h.ID).Version}); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustHandoff(t, db, h.ID).Status; got != store.HandoffDraft {
@@ -985,8 +986,7 @@ func TestFreezeRefused(t *testing.T) {
 	db.CreateRisk(ctx, h.ID, store.RiskInput{Description: "Only a risk", Severity: store.LevelLow}, 0)
 
 	_, err := db.Freeze(ctx, h.ID, 0)
-	var ve *store.ValidationError
-	if !errors.Is(err, store.ErrInvalid) || !errors.As(err, &ve) || ve.Message == "" {
+	if !errors.Is(err, store.ErrInvalid) || store.ErrorMessage(err) == store.ErrInvalid.Message {
 		t.Fatalf("freeze without decisions: err=%v, want ErrInvalid with a message", err)
 	}
 	if snaps, _ := db.FindSnapshots(ctx, h.ID); len(snaps) != 0 {
@@ -1056,8 +1056,7 @@ func TestFreezeStaleVersion(t *testing.T) {
 	if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Use Postgres."}, 0); err != nil {
 		t.Fatal(err)
 	}
-	var conflict *store.VersionConflict
-	if _, err := db.Freeze(ctx, h.ID, seen); !errors.As(err, &conflict) {
+	if _, err := db.Freeze(ctx, h.ID, seen); !errors.Is(err, store.ErrStaleVersion) {
 		t.Fatalf("freeze at a stale version: err=%v, want a VersionConflict", err)
 	}
 	if _, err := db.Freeze(ctx, h.ID, seen+1); err != nil {

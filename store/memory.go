@@ -206,7 +206,7 @@ func (db *DB) CaptureSnapshot(ctx context.Context, sn *Snapshot, workspaceID str
 		}
 	}()
 	if sn == nil || sn.ID == "" {
-		return CaptureResult{}, invalidf("snapshot", "A snapshot is required.")
+		return CaptureResult{}, Errorf(EINVALID, "A snapshot is required.")
 	}
 	res := CaptureResult{SnapshotID: sn.ID}
 
@@ -222,7 +222,7 @@ func (db *DB) CaptureSnapshot(ctx context.Context, sn *Snapshot, workspaceID str
 	if workspaceID == "" {
 		workspaceID = handoffWS
 	} else if workspaceID != handoffWS {
-		return res, invalidf("workspace", "Snapshot %s belongs to another workspace.", sn.ID)
+		return res, Errorf(EINVALID, "Snapshot %s belongs to another workspace.", sn.ID)
 	}
 	if done, err := captured(ctx, db.read, sn.ID); err != nil || done {
 		res.AlreadyCaptured = done
@@ -535,11 +535,11 @@ func (db *DB) SupersedeDecisionRecord(ctx context.Context, id, byID string) erro
 		}
 		switch {
 		case old.ID == by.ID:
-			return invalidf("superseded_by", "A decision cannot supersede itself.")
+			return Errorf(EINVALID, "A decision cannot supersede itself.")
 		case old.WorkspaceID != by.WorkspaceID:
-			return invalidf("superseded_by", "Decision %s belongs to another workspace.", by.ID)
+			return Errorf(EINVALID, "Decision %s belongs to another workspace.", by.ID)
 		case by.Status != DecisionActive:
-			return invalidf("superseded_by", "Decision %s is itself superseded; supersede with an active decision or reactivate it first.", by.ID)
+			return Errorf(EINVALID, "Decision %s is itself superseded; supersede with an active decision or reactivate it first.", by.ID)
 		}
 		_, err = tx.ExecContext(ctx,
 			`UPDATE decision_records SET status = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?`,

@@ -125,7 +125,7 @@ func isCommon(ctx context.Context, q querier, table, match string) (bool, error)
 // never makes a search slow. Returns ErrInvalid for an unknown status.
 func (db *DB) FindDecisionRecords(ctx context.Context, f DecisionRecordFilter) ([]*DecisionRecord, error) {
 	if f.Status != "" && f.Status != DecisionActive && f.Status != DecisionSuperseded {
-		return nil, invalidf("status", "Status must be active or superseded, not %q.", f.Status)
+		return nil, Errorf(EINVALID, "Status must be active or superseded, not %q.", f.Status)
 	}
 	out, err := db.searchDecisionRecords(ctx, db.read, db.workspace(f.WorkspaceID), ftsQuery(f.Query, false, maxQueryTerms),
 		strings.Trim(f.Scope, "/"), f.Status, searchLimit(f.Limit))
@@ -431,7 +431,7 @@ func (db *DB) FindLearnings(ctx context.Context, f LearningFilter) ([]*Learning,
 	switch f.Kind {
 	case "", LearningDecision, LearningFile, LearningRisk:
 	default:
-		return nil, invalidf("kind", "Kind must be decision, file or risk, not %q.", f.Kind)
+		return nil, Errorf(EINVALID, "Kind must be decision, file or risk, not %q.", f.Kind)
 	}
 	out, err := searchLearnings(ctx, db.read, db.workspace(f.WorkspaceID), ftsQuery(f.Query, false, maxQueryTerms),
 		f.Kind, f.Path, searchLimit(f.Limit), true)

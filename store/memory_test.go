@@ -549,7 +549,8 @@ func TestSupersessionNeverLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := db.UpdateDecision(ctx, h1, h.Decisions[0].ID, "Use mysql for storage in src/db/db.go instead of postgres", 0); err != nil {
+	if _, _, err := db.UpdateDecision(ctx, h1, h.Decisions[0].ID, store.DecisionUpdate{
+		Content: ptr("Use mysql for storage in src/db/db.go instead of postgres"), Version: h.Version}); err != nil {
 		t.Fatal(err)
 	}
 	memCapture(t, db, h1, insteadOf)

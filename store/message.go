@@ -65,48 +65,59 @@ type MessageCreate struct {
 	ReplyTo      string
 }
 
-// Validate checks a new message against the domain's rules.
-func (in *MessageCreate) Validate() error {
-	if in.Status == "" {
-		in.Status = StatusComplete
-	}
-	switch in.Role {
+// Validate checks a message against the domain's rules: a user message is
+// complete and holds 1 to MaxUserMessageBytes of content that is not all
+// blank; an assistant message ended as complete, stopped or failed and
+// holds at most MaxAssistantMessageBytes. Returns an EINVALID *Error saying
+// what to fix.
+func (m *Message) Validate() error {
+	switch m.Role {
 	case RoleUser:
-		if strings.TrimSpace(in.Content) == "" {
-			return invalidf("content", "The message is empty. Type something to send.")
+		if strings.TrimSpace(m.Content) == "" {
+			return Errorf(EINVALID, "The message is empty. Type something to send.")
 		}
-		if len(in.Content) > MaxUserMessageBytes {
-			return invalidf("content", "The message is %d KiB; the limit is %d KiB. Shorten it or split it into parts.",
-				(len(in.Content)+1023)/1024, MaxUserMessageBytes>>10)
+		if len(m.Content) > MaxUserMessageBytes {
+			return Errorf(EINVALID, "The message is %d KiB; the limit is %d KiB. Shorten it or split it into parts.",
+				(len(m.Content)+1023)/1024, MaxUserMessageBytes>>10)
 		}
-		if in.Status != StatusComplete {
-			return invalidf("status", "A user message is always complete.")
+		if m.Status != StatusComplete {
+			return Errorf(EINVALID, "A user message is always complete.")
 		}
 	case RoleAssistant:
-		if len(in.Content) > MaxAssistantMessageBytes {
-			in.Content = strings.ToValidUTF8(in.Content[:MaxAssistantMessageBytes], "")
+		if len(m.Content) > MaxAssistantMessageBytes {
+			return Errorf(EINVALID, "The reply is %d KiB; the limit is %d KiB.",
+				(len(m.Content)+1023)/1024, MaxAssistantMessageBytes>>10)
 		}
-		switch in.Status {
+		switch m.Status {
 		case StatusComplete, StatusStopped, StatusFailed:
 		default:
-			return invalidf("status", "Unknown message status %q.", in.Status)
+			return Errorf(EINVALID, "Unknown message status %q.", m.Status)
 		}
 	default:
-		return invalidf("role", "Unknown role %q; use user or assistant.", in.Role)
+		return Errorf(EINVALID, "Unknown role %q; use user or assistant.", m.Role)
 	}
 	return nil
 }
 
 // CreateMessage appends a message to a thread and marks the thread active.
 // Returns ErrInvalid for bad content and ErrNotFound for an unknown thread.
+// The status defaults to complete; an assistant reply over
+// MaxAssistantMessageBytes is cut to the limit (at a character boundary),
+// as a reply is stored whatever its length.
 func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
+	if in.Status == "" {
+		in.Status = StatusComplete
+	}
+	if in.Role == RoleAssistant && len(in.Content) > MaxAssistantMessageBytes {
+		in.Content = strings.ToValidUTF8(in.Content[:MaxAssistantMessageBytes], "")
 	}
 	now := db.now()
 	m := &Message{ID: newID(), ThreadID: in.ThreadID, Role: in.Role, Content: in.Content,
 		Status: in.Status, Error: in.Error, Model: in.Model, InputTokens: in.InputTokens,
 		OutputTokens: in.OutputTokens, ResponseID: in.ResponseID, ReplyTo: in.ReplyTo, CreatedAt: now}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id = ?`, formatTime(now), in.ThreadID)
 		if err != nil {
@@ -121,11 +132,11 @@ func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, er
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
 			m.ID, m.ThreadID, m.Role, m.Content, m.Status, m.Error, m.Model,
 			m.InputTokens, m.OutputTokens, m.ResponseID, m.ReplyTo, formatTime(now))
-		if isForeignKeyErr(err) {
+		if violationOf(err) == foreignKeyViolation {
 			return fmt.Errorf("message it replies to: %w", ErrNotFound)
 		}
-		if isUniqueErr(err) {
-			return fmt.Errorf("message %s already has a reply: %w", in.ReplyTo, ErrConflict)
+		if violationOf(err) == uniqueViolation {
+			return Errorf(ECONFLICT, "Message %s already has a reply.", in.ReplyTo)
 		}
 		return err
 	})

@@ -141,8 +141,8 @@ func (db *DB) CreatePlan(ctx context.Context, snapshotID string) (*Plan, error) 
 		_, err = tx.ExecContext(ctx,
 			`INSERT INTO plans (id, handoff_id, snapshot_id, version, status, created_at) VALUES (?, ?, ?, ?, 'running', ?)`,
 			p.ID, p.HandoffID, snapshotID, p.Version, formatTime(p.CreatedAt))
-		if isUniqueErr(err) {
-			return fmt.Errorf("a plan is already being written for this snapshot: %w", ErrConflict)
+		if violationOf(err) == uniqueViolation {
+			return Errorf(ECONFLICT, "A plan is already being written for this snapshot.")
 		}
 		return err
 	})
@@ -160,7 +160,7 @@ func (db *DB) CreatePlan(ctx context.Context, snapshotID string) (*Plan, error) 
 // ErrConflict if it is not running.
 func (db *DB) AddPlanStep(ctx context.Context, planID string, in PlanStepCreate) (*PlanStep, error) {
 	if in.Kind != PlanStepModelCall && in.Kind != PlanStepToolCall {
-		return nil, invalidf("kind", "A plan step is a model_call or a tool_call, not %q.", in.Kind)
+		return nil, Errorf(EINVALID, "A plan step is a model_call or a tool_call, not %q.", in.Kind)
 	}
 	s := &PlanStep{PlanID: planID, Kind: in.Kind, Tool: in.Tool, Input: stepInput(in.Input),
 		Result: cutText(in.Result, MaxPlanStepResult), IsError: in.IsError, Description: cutText(in.Description, MaxItemLen),
@@ -193,7 +193,7 @@ func checkRunning(ctx context.Context, tx *sql.Tx, planID string) error {
 		return err
 	}
 	if status != PlanRunning {
-		return fmt.Errorf("plan %s has already finished (%s): %w", planID, status, ErrConflict)
+		return Errorf(ECONFLICT, "Plan %s has already finished (%s).", planID, status)
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func (db *DB) FinishPlan(ctx context.Context, id string, in PlanFinish) (*Plan, 
 	switch in.Status {
 	case PlanComplete, PlanStopped, PlanFailed, PlanCancelled:
 	default:
-		return nil, invalidf("status", "A plan ends as complete, stopped, failed or cancelled, not %q.", in.Status)
+		return nil, Errorf(EINVALID, "A plan ends as complete, stopped, failed or cancelled, not %q.", in.Status)
 	}
 	cov := in.Coverage
 	if cov.Covered == nil {
@@ -308,7 +308,7 @@ func (db *DB) FindPlans(ctx context.Context, f PlanFilter) ([]*Plan, error) {
 		where, args = append(where, `snapshot_id = ?`), append(args, f.SnapshotID)
 	}
 	if len(where) == 0 {
-		return nil, invalidf("filter", "Say which handoff or snapshot to list the plans of.")
+		return nil, Errorf(EINVALID, "Say which handoff or snapshot to list the plans of.")
 	}
 	q := `SELECT ` + planColumns + ` FROM plans WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY created_at DESC, id DESC`
 	if f.Limit > 0 {

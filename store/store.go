@@ -1,8 +1,11 @@
-// Package store holds Baton's domain types and their persistence in SQLite.
+// Package store holds Baton's domain types, their rules (Validate) and their
+// persistence in SQLite.
 //
 // Writes go through a single-connection pool so that SQLite never sees two
 // writers at once; reads use a separate pool. Every method that changes more
-// than one row does so in one transaction.
+// than one row does so in one transaction. Errors a person can act on are
+// *Error values with a code (see errors.go); what is specific to SQLite
+// lives in sqlite.go.
 package store
 
 import (
@@ -12,47 +15,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/pressly/goose/v3"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
-
-// Sentinel errors. Methods wrap them with context; callers test with errors.Is.
-var (
-	// ErrNotFound means the thing asked for does not exist.
-	ErrNotFound = errors.New("not found")
-	// ErrInvalid means the input breaks a rule of the domain.
-	ErrInvalid = errors.New("invalid")
-	// ErrConflict means the change collides with the current state (a
-	// constraint, a stale version, a second run).
-	ErrConflict = errors.New("conflict")
-)
-
-// ValidationError is an ErrInvalid with a message a person can act on.
-type ValidationError struct {
-	Field   string
-	Message string
-}
-
-func (e *ValidationError) Error() string { return e.Message }
-
-// Is makes errors.Is(err, ErrInvalid) true for validation errors.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
-
-func invalidf(field, format string, args ...any) error {
-	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
-}
 
 // DB is an open Baton database.
 type DB struct {
@@ -88,17 +61,9 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	}
 
 	db := &DB{path: path, now: func() time.Time { return time.Now().UTC() }}
-	if db.write, err = sql.Open("sqlite", dsn(path, "immediate")); err != nil {
+	if db.write, db.read, err = openPools(path); err != nil {
 		return nil, err
 	}
-	db.write.SetMaxOpenConns(1)
-	db.write.SetConnMaxIdleTime(0)
-	if db.read, err = sql.Open("sqlite", dsn(path, "deferred")+"&_pragma=query_only(1)"); err != nil {
-		db.write.Close()
-		return nil, err
-	}
-	db.read.SetMaxOpenConns(max(4, runtime.NumCPU()))
-	db.read.SetMaxIdleConns(max(4, runtime.NumCPU()))
 	defer func() {
 		if err != nil {
 			db.Close()
@@ -114,30 +79,17 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	return db, nil
 }
 
-// dsn builds the modernc DSN: busy_timeout first so that it applies while
-// the other pragmas (WAL needs a lock) are set.
-func dsn(path, txlock string) string {
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", txlock)
-	// url.Values sorts keys; _pragma < _txlock, and values keep their order.
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-}
-
 func (db *DB) migrate(ctx context.Context) error {
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.write, fsys)
+	p, err := goose.NewProvider(migrationDialect, db.write, fsys)
 	if err != nil {
 		return err
 	}
 	if _, err := p.Up(ctx); err != nil {
-		if strings.Contains(err.Error(), "not a database") {
+		if isNotADatabase(err) {
 			return errors.New("the file is not a SQLite database")
 		}
 		return fmt.Errorf("migrate: %w", err)
@@ -236,7 +188,7 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return constraintError(err)
 	}
 	return tx.Commit()
 }

@@ -34,14 +34,16 @@ type ThreadCreate struct {
 	Title          string
 }
 
-// Validate normalises the title and checks its length.
-func (in *ThreadCreate) Validate() error {
-	in.Title = strings.Join(strings.Fields(in.Title), " ")
-	if in.Title == "" {
-		in.Title = DefaultThreadTitle
+// Validate normalises the title (runs of white space become one space; an
+// empty title becomes DefaultThreadTitle) and checks its length. Returns an
+// EINVALID *Error saying what to fix.
+func (t *Thread) Validate() error {
+	t.Title = strings.Join(strings.Fields(t.Title), " ")
+	if t.Title == "" {
+		t.Title = DefaultThreadTitle
 	}
-	if n := utf8.RuneCountInString(in.Title); n > MaxTitleLen {
-		return invalidf("title", "The title is %d characters long; keep it to %d.", n, MaxTitleLen)
+	if n := utf8.RuneCountInString(t.Title); n > MaxTitleLen {
+		return Errorf(EINVALID, "The title is %d characters long; keep it to %d.", n, MaxTitleLen)
 	}
 	return nil
 }
@@ -49,20 +51,20 @@ func (in *ThreadCreate) Validate() error {
 // CreateThread creates a thread. Returns ErrInvalid for a bad title and
 // ErrNotFound if the workspace or parent thread does not exist.
 func (db *DB) CreateThread(ctx context.Context, in ThreadCreate) (*Thread, error) {
-	if err := in.Validate(); err != nil {
-		return nil, err
-	}
 	if in.WorkspaceID == "" {
 		in.WorkspaceID = db.defaultWorkspace
 	}
 	now := db.now()
 	t := &Thread{ID: newID(), WorkspaceID: in.WorkspaceID, ParentThreadID: in.ParentThreadID,
 		Title: in.Title, CreatedAt: now, UpdatedAt: now}
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
 	_, err := db.write.ExecContext(ctx,
 		`INSERT INTO threads (id, workspace_id, parent_thread_id, title, created_at, updated_at)
 		 VALUES (?, ?, NULLIF(?, ''), ?, ?, ?)`,
 		t.ID, t.WorkspaceID, t.ParentThreadID, t.Title, formatTime(now), formatTime(now))
-	if isForeignKeyErr(err) {
+	if violationOf(err) == foreignKeyViolation {
 		return nil, fmt.Errorf("create thread: workspace or parent thread: %w", ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("create thread: %w", err)
@@ -127,12 +129,4 @@ func scanThread(s scanner) (*Thread, error) {
 	}
 	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)
 	return &t, nil
-}
-
-func isForeignKeyErr(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
-}
-
-func isUniqueErr(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }

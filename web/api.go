@@ -64,12 +64,12 @@ func bindJSON(c echo.Context, v any) error {
 		case errors.As(err, &mbe), errors.Is(err, echo.ErrStatusRequestEntityTooLarge):
 			return echo.NewHTTPError(http.StatusRequestEntityTooLarge)
 		case errors.Is(err, io.EOF):
-			return apiError(http.StatusBadRequest, "bad_json", "The request body is empty; send a JSON object.")
+			return &store.Error{Code: eBadJSON, Message: "The request body is empty; send a JSON object."}
 		}
-		return apiError(http.StatusBadRequest, "bad_json", "The request body is not valid JSON: "+err.Error())
+		return &store.Error{Code: eBadJSON, Message: "The request body is not valid JSON: " + err.Error()}
 	}
 	if dec.More() {
-		return apiError(http.StatusBadRequest, "bad_json", "The request body has data after the JSON object.")
+		return &store.Error{Code: eBadJSON, Message: "The request body has data after the JSON object."}
 	}
 	return nil
 }

@@ -70,6 +70,16 @@ func newDecisionJSON(d *store.Decision) *decisionJSON {
 		Confidence: d.Confidence, MessageIDs: ids(d.MessageIDs), DuringPlanning: d.DuringPlanning}
 }
 
+func newFileJSON(f *store.FileRef) *fileJSON {
+	return &fileJSON{ID: f.ID, Path: f.Path, Relevance: string(f.Relevance),
+		Context: f.Context, Source: string(f.Source), MessageIDs: ids(f.MessageIDs)}
+}
+
+func newRiskJSON(r *store.Risk) *riskJSON {
+	return &riskJSON{ID: r.ID, Description: r.Description, Severity: string(r.Severity),
+		Mitigation: r.Mitigation, Source: string(r.Source), MessageIDs: ids(r.MessageIDs)}
+}
+
 func newHandoffJSON(h *store.Handoff) *handoffJSON {
 	out := &handoffJSON{ID: h.ID, ThreadID: h.ThreadID, Status: string(h.Status), Summary: h.Summary,
 		Version: h.Version, CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt,
@@ -78,18 +88,16 @@ func newHandoffJSON(h *store.Handoff) *handoffJSON {
 		out.Decisions = append(out.Decisions, newDecisionJSON(d))
 	}
 	for _, f := range h.Files {
-		out.FilesReferenced = append(out.FilesReferenced, &fileJSON{ID: f.ID, Path: f.Path, Relevance: string(f.Relevance),
-			Context: f.Context, Source: string(f.Source), MessageIDs: ids(f.MessageIDs)})
+		out.FilesReferenced = append(out.FilesReferenced, newFileJSON(f))
 	}
 	for _, r := range h.Risks {
-		out.Risks = append(out.Risks, &riskJSON{ID: r.ID, Description: r.Description, Severity: string(r.Severity),
-			Mitigation: r.Mitigation, Source: string(r.Source), MessageIDs: ids(r.MessageIDs)})
+		out.Risks = append(out.Risks, newRiskJSON(r))
 	}
 	return out
 }
 
 // apiVersion is the version an API edit is based on: the body's "version"
-// or the If-Match header; 0 (absent) skips the check.
+// or the If-Match header; 0 when the client names none.
 func apiVersion(c echo.Context, body *int) (int, error) {
 	if body != nil {
 		return *body, nil
@@ -97,7 +105,7 @@ func apiVersion(c echo.Context, body *int) (int, error) {
 	if im := strings.Trim(c.Request().Header.Get("If-Match"), `"W/`); im != "" {
 		v, err := strconv.Atoi(im)
 		if err != nil {
-			return 0, apiError(http.StatusBadRequest, "bad_version", "If-Match must be the handoff version, a number.")
+			return 0, &store.Error{Code: eBadVersion, Message: "If-Match must be the handoff version, a number."}
 		}
 		return v, nil
 	}
@@ -137,7 +145,7 @@ func (s *Server) handleAPIExtract(c echo.Context) error {
 		return err
 	}
 	if s.extracts.find(t.ID) != nil {
-		return apiError(http.StatusConflict, "conflict", "An extraction is already running for this thread. Wait for it, or cancel it on the thread page.")
+		return store.Errorf(store.ECONFLICT, "An extraction is already running for this thread. Wait for it, or cancel it on the thread page.")
 	}
 	j, err := s.startExtraction(ctx, t)
 	if err != nil {
@@ -151,14 +159,13 @@ func (s *Server) handleAPIExtract(c echo.Context) error {
 		return ctx.Err()
 	}
 	if j.err != nil {
-		var ve *store.ValidationError
 		switch {
-		case errors.As(j.err, &ve):
+		case store.ErrorCode(j.err) == store.EINVALID:
 			return j.err
 		case errors.Is(j.err, context.Canceled):
-			return apiError(http.StatusConflict, "cancelled", "The extraction was cancelled. Run it again.")
+			return &store.Error{Code: eCancelled, Message: "The extraction was cancelled. Run it again."}
 		}
-		return apiError(http.StatusBadGateway, "extraction_failed", extractionFailure(s.provider, j.err))
+		return &store.Error{Code: eExtractionFailed, Message: extractionFailure(s.provider, j.err)}
 	}
 	h, err := s.db.FindHandoffByID(ctx, j.run.HandoffID)
 	if err != nil {
@@ -188,25 +195,68 @@ type itemBody struct {
 	Version     *int    `json:"version"`
 }
 
-func or(p *string, def string) string {
+// handleAPIItemCreate serves POST /api/v1/handoffs/:id/:kind. Fields left
+// out take their defaults: medium relevance or severity, no context or
+// mitigation.
+func (s *Server) handleAPIItemCreate(c echo.Context) error {
+	ctx := c.Request().Context()
+	var in itemBody
+	if err := bindJSON(c, &in); err != nil {
+		return err
+	}
+	h, _, _, err := s.reviewItem(c)
+	if err != nil {
+		return err
+	}
+	version, err := apiVersion(c, in.Version)
+	if err != nil {
+		return err
+	}
+	var ch store.Change
+	switch c.Param("kind") {
+	case "decisions":
+		if in.Content == nil {
+			return store.Errorf(store.EINVALID, `Send the decision as {"content": "…"}.`)
+		}
+		_, ch, err = s.db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: *in.Content}, version)
+	case "files":
+		ch, err = s.db.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: deref(in.Path, ""),
+			Relevance: store.Level(deref(in.Relevance, string(store.LevelMedium))), Context: deref(in.Context, "")}, version)
+	case "risks":
+		ch, err = s.db.CreateRisk(ctx, h.ID, store.RiskInput{Description: deref(in.Description, ""),
+			Severity: store.Level(deref(in.Severity, string(store.LevelMedium))), Mitigation: deref(in.Mitigation, "")}, version)
+	}
+	if err != nil {
+		return err
+	}
+	if h, err = s.db.FindHandoffByID(ctx, h.ID); err != nil {
+		return err
+	}
+	var item any
+	switch c.Param("kind") {
+	case "decisions":
+		item = newDecisionJSON(findDecision(h, ch.ID))
+	case "files":
+		item = newFileJSON(findFile(h, ch.ID))
+	case "risks":
+		item = newRiskJSON(findRisk(h, ch.ID))
+	}
+	c.Response().Header().Set("ETag", strconv.Quote(strconv.Itoa(ch.Version)))
+	return c.JSON(http.StatusCreated, item)
+}
+
+// deref is *p, or def when p is nil.
+func deref(p *string, def string) string {
 	if p != nil {
 		return *p
 	}
 	return def
 }
 
-// handleAPIItemCreate serves POST /api/v1/handoffs/:id/:kind.
-func (s *Server) handleAPIItemCreate(c echo.Context) error {
-	return s.apiItemChange(c, http.StatusCreated)
-}
-
 // handleAPIItemUpdate serves PATCH /api/v1/handoffs/:id/:kind/:item.
-// Fields left out keep their values.
+// Fields left out keep their values; a body that sets none is refused.
+// Without a version (body or If-Match) the edit applies to the current one.
 func (s *Server) handleAPIItemUpdate(c echo.Context) error {
-	return s.apiItemChange(c, http.StatusOK)
-}
-
-func (s *Server) apiItemChange(c echo.Context, status int) error {
 	ctx := c.Request().Context()
 	var in itemBody
 	if err := bindJSON(c, &in); err != nil {
@@ -220,73 +270,36 @@ func (s *Server) apiItemChange(c echo.Context, status int) error {
 	if err != nil {
 		return err
 	}
+	version = editVersion(version, h)
+	var item any
 	var ch store.Change
 	switch c.Param("kind") {
 	case "decisions":
-		if in.Content == nil {
-			return apiError(http.StatusUnprocessableEntity, "invalid", `Send the decision as {"content": "…"}.`)
-		}
-		if id == "" {
-			_, ch, err = s.db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: *in.Content}, version)
-		} else {
-			_, ch, err = s.db.UpdateDecision(ctx, h.ID, id, *in.Content, version)
+		var d *store.Decision
+		d, ch, err = s.db.UpdateDecision(ctx, h.ID, id, store.DecisionUpdate{Content: in.Content, Version: version})
+		if err == nil {
+			item = newDecisionJSON(d)
 		}
 	case "files":
-		var cur store.FileRef
-		if f := findFile(h, id); f != nil {
-			cur = *f
-		} else {
-			cur.Relevance = store.LevelMedium
-		}
-		path, perr := cleanFilePath(or(in.Path, cur.Path))
-		if perr != nil {
-			return perr
-		}
-		fin := store.FileRefInput{Path: path, Relevance: store.Level(or(in.Relevance, string(cur.Relevance))), Context: or(in.Context, cur.Context)}
-		if id == "" {
-			ch, err = s.db.CreateFileRef(ctx, h.ID, fin, version)
-		} else {
-			ch, err = s.db.UpdateFileRef(ctx, h.ID, id, fin, version)
+		var f *store.FileRef
+		f, ch, err = s.db.UpdateFileRef(ctx, h.ID, id, store.FileRefUpdate{Path: in.Path,
+			Relevance: (*store.Level)(in.Relevance), Context: in.Context, Version: version})
+		if err == nil {
+			item = newFileJSON(f)
 		}
 	case "risks":
-		var cur store.Risk
-		if r := findRisk(h, id); r != nil {
-			cur = *r
-		} else {
-			cur.Severity = store.LevelMedium
-		}
-		rin := store.RiskInput{Description: or(in.Description, cur.Description), Severity: store.Level(or(in.Severity, string(cur.Severity))),
-			Mitigation: or(in.Mitigation, cur.Mitigation)}
-		if id == "" {
-			ch, err = s.db.CreateRisk(ctx, h.ID, rin, version)
-		} else {
-			ch, err = s.db.UpdateRisk(ctx, h.ID, id, rin, version)
+		var r *store.Risk
+		r, ch, err = s.db.UpdateRisk(ctx, h.ID, id, store.RiskUpdate{Description: in.Description,
+			Severity: (*store.Level)(in.Severity), Mitigation: in.Mitigation, Version: version})
+		if err == nil {
+			item = newRiskJSON(r)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	if h, err = s.db.FindHandoffByID(ctx, h.ID); err != nil {
-		return err
-	}
 	c.Response().Header().Set("ETag", strconv.Quote(strconv.Itoa(ch.Version)))
-	j := newHandoffJSON(h)
-	for _, d := range j.Decisions {
-		if d.ID == ch.ID {
-			return c.JSON(status, d)
-		}
-	}
-	for _, f := range j.FilesReferenced {
-		if f.ID == ch.ID {
-			return c.JSON(status, f)
-		}
-	}
-	for _, r := range j.Risks {
-		if r.ID == ch.ID {
-			return c.JSON(status, r)
-		}
-	}
-	return c.JSON(status, j)
+	return c.JSON(http.StatusOK, item)
 }
 
 // handleAPIItemDelete serves DELETE /api/v1/handoffs/:id/:kind/:item.

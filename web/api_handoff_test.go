@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/baton-dev/baton/agent/offline"
 	"github.com/baton-dev/baton/store"
 )
@@ -366,5 +368,49 @@ func TestAPIHandoffErrors(t *testing.T) {
 	}
 	if run := app.waitRun(eh.ID, store.RunFailed, time.Second); !strings.Contains(run.Error, "nothing to extract") {
 		t.Fatalf("run error %q, want it to say there is nothing to extract", run.Error)
+	}
+}
+
+// A PATCH that sets no field of its item is refused and changes nothing:
+// no version bump, no user-edited mark.
+func TestAPIItemPatchNothing(t *testing.T) {
+	app := newApp(t, offline.New())
+	ex := app.seedExchange("Auth", "Sessions?", "Use JWT.")
+	d, _, err := app.DB.PinMessage(context.Background(), ex.Thread.ID, ex.Reply.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	fch, err := app.DB.CreateFileRef(ctx, d.HandoffID, store.FileRefInput{Path: "src/a.go", Relevance: store.LevelHigh, Source: store.SourceAI}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rch, err := app.DB.CreateRisk(ctx, d.HandoffID, store.RiskInput{Description: "Leak", Severity: store.LevelHigh, Source: store.SourceAI}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "/api/v1/handoffs/" + d.HandoffID
+	before := app.handoff(d.HandoffID)
+	tests := []struct {
+		name, path, body string
+	}{
+		{"decision, empty body", base + "/decisions/" + d.ID, `{}`},
+		{"decision, only a version", base + "/decisions/" + d.ID, `{"version":` + strconv.Itoa(before.Version) + `}`},
+		{"file, empty body", base + "/files/" + fch.ID, `{}`},
+		{"file, a decision's field", base + "/files/" + fch.ID, `{"content":"x"}`},
+		{"risk, empty body", base + "/risks/" + rch.ID, `{}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, body := app.sendJSON(http.MethodPatch, tt.path, tt.body, nil)
+			wantAPIError(t, res, body, http.StatusUnprocessableEntity, "invalid")
+			if e := decodeJSON[apiError](t, body); !strings.Contains(e.Error.Message, "Nothing to change") {
+				t.Fatalf("message %q, want it to say there is nothing to change", e.Error.Message)
+			}
+			after := app.handoff(d.HandoffID)
+			if diff := cmp.Diff(handoffItems(before), handoffItems(after)); diff != "" || after.Version != before.Version {
+				t.Fatalf("an empty PATCH changed the handoff (v%d→v%d):\n%s", before.Version, after.Version, diff)
+			}
+		})
 	}
 }

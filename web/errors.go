@@ -15,36 +15,68 @@ import (
 	"github.com/baton-dev/baton/views"
 )
 
-// apiErr is an error with the status, code and message to show.
-type apiErr struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
+// Codes the web layer adds to store's: requests refused before they reach
+// the domain, and outcomes of long runs. Like store's codes they appear as
+// "code" in the JSON API's error bodies.
+const (
+	eBadJSON              = "bad_json"               // the body is not the JSON object expected
+	eBadVersion           = "bad_version"            // If-Match is not a handoff version
+	eCrossSite            = "cross_site"             // a browser sent an API request from another site
+	eUnsupportedMediaType = "unsupported_media_type" // an API body that is not JSON
+	eNotFailed            = "not_failed"             // a retry of a reply that did not fail
+	eNotUserMessage       = "not_user_message"       // a reply asked for a message that is not the user's
+	eCancelled            = "cancelled"              // the run was cancelled before it finished
+	eExtractionFailed     = "extraction_failed"      // the model's extraction failed
+)
+
+// errorStatuses maps each error code to its HTTP status: the one table for
+// pages, htmx fragments and the JSON API. A code missing here is a 500.
+var errorStatuses = map[string]int{
+	store.ECONFLICT:       http.StatusConflict,
+	store.EFORBIDDEN:      http.StatusForbidden,
+	store.EINTERNAL:       http.StatusInternalServerError,
+	store.EINVALID:        http.StatusUnprocessableEntity,
+	store.ENOTFOUND:       http.StatusNotFound,
+	store.ERATELIMITED:    http.StatusTooManyRequests,
+	store.EUNAUTHORIZED:   http.StatusUnauthorized,
+	eBadJSON:              http.StatusBadRequest,
+	eBadVersion:           http.StatusBadRequest,
+	eCrossSite:            http.StatusForbidden,
+	eUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	eNotFailed:            http.StatusConflict,
+	eNotUserMessage:       http.StatusUnprocessableEntity,
+	eCancelled:            http.StatusConflict,
+	eExtractionFailed:     http.StatusBadGateway,
 }
 
-func (e *apiErr) Error() string { return e.Message }
-
-func apiError(status int, code, message string) error {
-	return &apiErr{Status: status, Code: code, Message: message}
+// httpErrorCode gives the code of an *echo.HTTPError (a route not found, a
+// body too large, a rate limit) by its status: store's code where one maps
+// to that status in errorStatuses, so that a 404 is a not_found however it
+// arose, else the status's name ("method_not_allowed").
+func httpErrorCode(status int) string {
+	for _, code := range []string{store.ECONFLICT, store.EFORBIDDEN, store.EINTERNAL, store.EINVALID,
+		store.ENOTFOUND, store.ERATELIMITED, store.EUNAUTHORIZED} {
+		if errorStatuses[code] == status {
+			return code
+		}
+	}
+	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
 }
 
-// errorStatus maps any error to what a person should see. Unknown errors
-// are internal: they get a generic message, never their text.
-func errorStatus(err error) *apiErr {
-	var ae *apiErr
+// errorResponse says what a person should see of err and with which
+// status. An *store.Error keeps its code and message; an *echo.HTTPError
+// keeps its status and gets a code; anything else is internal: a generic
+// message, never its text.
+func errorResponse(err error) (int, *store.Error) {
+	var e *store.Error
 	var he *echo.HTTPError
-	var ve *store.ValidationError
 	switch {
-	case errors.As(err, &ae):
-		return ae
-	case errors.As(err, &ve):
-		return &apiErr{http.StatusUnprocessableEntity, "invalid", ve.Message}
-	case errors.Is(err, store.ErrInvalid):
-		return &apiErr{http.StatusUnprocessableEntity, "invalid", "The request is not valid."}
-	case errors.Is(err, store.ErrNotFound):
-		return &apiErr{http.StatusNotFound, "not_found", "Not found: it may have been deleted, or the link is wrong."}
-	case errors.Is(err, store.ErrConflict):
-		return &apiErr{http.StatusConflict, "conflict", conflictMessage(err)}
+	case errors.As(err, &e):
+		status, ok := errorStatuses[e.Code]
+		if !ok {
+			status = http.StatusInternalServerError
+		}
+		return status, e
 	case errors.As(err, &he):
 		msg, _ := he.Message.(string)
 		switch he.Code {
@@ -58,18 +90,23 @@ func errorStatus(err error) *apiErr {
 		if msg == "" {
 			msg = http.StatusText(he.Code)
 		}
-		return &apiErr{he.Code, strings.ReplaceAll(strings.ToLower(http.StatusText(he.Code)), " ", "_"), msg}
+		return he.Code, &store.Error{Code: httpErrorCode(he.Code), Message: msg}
 	}
-	return &apiErr{http.StatusInternalServerError, "internal", "Something went wrong on our side. It was logged; try again in a moment."}
+	return http.StatusInternalServerError, store.ErrInternal
 }
 
-func conflictMessage(err error) string {
-	// Store conflict errors are written for people: "message X already has a reply: conflict".
-	msg := strings.TrimSuffix(err.Error(), ": "+store.ErrConflict.Error())
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		msg = msg[i+2:]
-	}
-	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+// errorMessage is what a person is told about err.
+func errorMessage(err error) string {
+	_, e := errorResponse(err)
+	return e.Message
+}
+
+// errorJSON is the JSON API's error body: {"error": {"code", "message"}}.
+type errorJSON struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 // handleError is Echo's one error handler: JSON for the API, a flash
@@ -81,20 +118,22 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
 		return // the client went away: nobody to answer, nothing to log
 	}
-	e := errorStatus(err)
-	if e.Status >= 500 {
+	status, e := errorResponse(err)
+	if status >= 500 {
 		s.log.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	}
 	var rerr error
 	switch {
 	case strings.HasPrefix(c.Request().URL.Path, "/api/"):
-		rerr = c.JSON(e.Status, map[string]*apiErr{"error": e})
+		var body errorJSON
+		body.Error.Code, body.Error.Message = e.Code, e.Message
+		rerr = c.JSON(status, body)
 	case isHTMX(c):
 		c.Response().Header().Set("HX-Retarget", "#flash")
 		c.Response().Header().Set("HX-Reswap", "innerHTML")
-		rerr = s.render(c, e.Status, views.ErrorFlash(e.Message))
+		rerr = s.render(c, status, views.ErrorFlash(e.Message))
 	default:
-		rerr = s.render(c, e.Status, views.ErrorPage(s.meta(c, http.StatusText(e.Status)), e.Status, e.Message))
+		rerr = s.render(c, status, views.ErrorPage(s.meta(c, http.StatusText(status)), status, e.Message))
 	}
 	if rerr != nil {
 		s.log.Warn("write error response", "err", rerr)

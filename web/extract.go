@@ -171,7 +171,7 @@ func (s *Server) extract(ctx context.Context, run *store.ExtractionRun, t *store
 		ids = append(ids, m.ID)
 	}
 	if len(transcript) == 0 {
-		return &store.ValidationError{Field: "messages", Message: "There is nothing to extract yet: the brainstorm has no messages."}
+		return store.Errorf(store.EINVALID, "There is nothing to extract yet: the brainstorm has no messages.")
 	}
 	progress(fmt.Sprintf("Reading %d messages…", len(transcript)))
 	if s.provider.Name() != "offline" {
@@ -225,10 +225,9 @@ func mergeFrom(ex agent.Extraction, ids []string) store.ExtractionMerge {
 
 // extractionFailure says what failed and how to retry, for people.
 func extractionFailure(p agent.Provider, err error) string {
-	var ve *store.ValidationError
 	switch {
-	case errors.As(err, &ve):
-		return ve.Message
+	case store.ErrorCode(err) == store.EINVALID:
+		return store.ErrorMessage(err)
 	case errors.Is(err, agent.ErrSchema):
 		return "The model's answer did not match the extraction format, so nothing was merged. Try again; if it keeps failing, try another model."
 	}

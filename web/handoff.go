@@ -11,7 +11,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
 	"github.com/baton-dev/baton/views"
 )
@@ -210,18 +209,30 @@ func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) 
 	return r, nil
 }
 
-// formVersion is the handoff version a form was built from; 0 skips the check.
+// formVersion is the handoff version a form was built from; 0 when the
+// form does not say.
 func formVersion(c echo.Context) int {
 	v, _ := strconv.Atoi(c.FormValue("version"))
 	return v
 }
 
-// itemKind describes one of the review screen's three lists.
+// editVersion is the version an edit of h is based on: the one its form or
+// request names, else h's current one (the client edits what is there now,
+// as it asked for no check).
+func editVersion(v int, h *store.Handoff) int {
+	if v == 0 {
+		return h.Version
+	}
+	return v
+}
+
+// itemKind describes one of the review screen's three lists: how an item
+// is shown and edited, and how a form maps onto the store's calls.
 type itemKind struct {
 	name   string // decisions, files, risks
 	view   func(h *store.Handoff, id string) templ.Component
 	edit   func(h *store.Handoff, id string, c echo.Context, conflict string) templ.Component
-	create func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error)
+	create func(s *Server, c echo.Context, h *store.Handoff) (store.Change, error)
 	update func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error)
 	delete func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error)
 }
@@ -253,16 +264,20 @@ func findRisk(h *store.Handoff, id string) *store.Risk {
 	return nil
 }
 
-// cleanFilePath applies the conversation path rules to a path people type.
-func cleanFilePath(raw string) (string, error) {
-	p, ok := agent.CleanPath(raw)
-	if !ok {
-		return "", &store.ValidationError{Field: "path", Message: fmt.Sprintf(
-			"%q is not a path inside the project: use a relative path like src/app.go (no leading /, ~, .., drive letters, URLs or backslashes).", raw)}
-	}
-	return p, nil
+// formField is a form value as an update field: forms post all their
+// fields, so each is set.
+func formField(c echo.Context, name string) *string {
+	v := c.FormValue(name)
+	return &v
 }
 
+// formLevel is formField for a relevance or severity.
+func formLevel(c echo.Context, name string) *store.Level {
+	l := store.Level(c.FormValue(name))
+	return &l
+}
+
+// Adding overwrites nothing, so the create closures do not check the version.
 var itemKinds = map[string]itemKind{
 	"decisions": {
 		name: "decisions",
@@ -277,12 +292,13 @@ var itemKinds = map[string]itemKind{
 			}
 			return views.DecisionEdit(views.DecisionEditProps{Handoff: h, Decision: d, Content: draft, Conflict: conflict})
 		},
-		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
-			_, ch, err := s.db.CreateDecision(c.Request().Context(), h.ID, store.DecisionCreate{Content: c.FormValue("content")}, version)
+		create: func(s *Server, c echo.Context, h *store.Handoff) (store.Change, error) {
+			_, ch, err := s.db.CreateDecision(c.Request().Context(), h.ID, store.DecisionCreate{Content: c.FormValue("content")}, 0)
 			return ch, err
 		},
 		update: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
-			_, ch, err := s.db.UpdateDecision(c.Request().Context(), h.ID, id, c.FormValue("content"), version)
+			_, ch, err := s.db.UpdateDecision(c.Request().Context(), h.ID, id,
+				store.DecisionUpdate{Content: formField(c, "content"), Version: version})
 			return ch, err
 		},
 		delete: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
@@ -302,21 +318,14 @@ var itemKinds = map[string]itemKind{
 			return views.FileEdit(views.FileEditProps{Handoff: h, File: f, Path: c.FormValue("path"), Relevance: c.FormValue("relevance"),
 				Context: c.FormValue("context"), Conflict: conflict})
 		},
-		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
-			p, err := cleanFilePath(c.FormValue("path"))
-			if err != nil {
-				return store.Change{}, err
-			}
-			return s.db.CreateFileRef(c.Request().Context(), h.ID, store.FileRefInput{Path: p,
-				Relevance: store.Level(c.FormValue("relevance")), Context: c.FormValue("context")}, version)
+		create: func(s *Server, c echo.Context, h *store.Handoff) (store.Change, error) {
+			return s.db.CreateFileRef(c.Request().Context(), h.ID, store.FileRefInput{Path: c.FormValue("path"),
+				Relevance: store.Level(c.FormValue("relevance")), Context: c.FormValue("context")}, 0)
 		},
 		update: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
-			p, err := cleanFilePath(c.FormValue("path"))
-			if err != nil {
-				return store.Change{}, err
-			}
-			return s.db.UpdateFileRef(c.Request().Context(), h.ID, id, store.FileRefInput{Path: p,
-				Relevance: store.Level(c.FormValue("relevance")), Context: c.FormValue("context")}, version)
+			_, ch, err := s.db.UpdateFileRef(c.Request().Context(), h.ID, id, store.FileRefUpdate{Path: formField(c, "path"),
+				Relevance: formLevel(c, "relevance"), Context: formField(c, "context"), Version: version})
+			return ch, err
 		},
 		delete: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
 			return s.db.DeleteFileRef(c.Request().Context(), h.ID, id, version)
@@ -335,13 +344,14 @@ var itemKinds = map[string]itemKind{
 			return views.RiskEdit(views.RiskEditProps{Handoff: h, Risk: r, Description: c.FormValue("description"), Severity: c.FormValue("severity"),
 				Mitigation: c.FormValue("mitigation"), Conflict: conflict})
 		},
-		create: func(s *Server, c echo.Context, h *store.Handoff, version int) (store.Change, error) {
+		create: func(s *Server, c echo.Context, h *store.Handoff) (store.Change, error) {
 			return s.db.CreateRisk(c.Request().Context(), h.ID, store.RiskInput{Description: c.FormValue("description"),
-				Severity: store.Level(c.FormValue("severity")), Mitigation: c.FormValue("mitigation")}, version)
+				Severity: store.Level(c.FormValue("severity")), Mitigation: c.FormValue("mitigation")}, 0)
 		},
 		update: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
-			return s.db.UpdateRisk(c.Request().Context(), h.ID, id, store.RiskInput{Description: c.FormValue("description"),
-				Severity: store.Level(c.FormValue("severity")), Mitigation: c.FormValue("mitigation")}, version)
+			_, ch, err := s.db.UpdateRisk(c.Request().Context(), h.ID, id, store.RiskUpdate{Description: formField(c, "description"),
+				Severity: formLevel(c, "severity"), Mitigation: formField(c, "mitigation"), Version: version})
+			return ch, err
 		},
 		delete: func(s *Server, c echo.Context, h *store.Handoff, id string, version int) (store.Change, error) {
 			return s.db.DeleteRisk(c.Request().Context(), h.ID, id, version)
@@ -392,8 +402,7 @@ func (s *Server) handleItemCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// Adding overwrites nothing: no version check.
-	ch, err := kind.create(s, c, h, 0)
+	ch, err := kind.create(s, c, h)
 	if err != nil {
 		return err
 	}
@@ -407,9 +416,8 @@ func (s *Server) handleItemUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ch, err := kind.update(s, c, h, id, formVersion(c))
-	var conflict *store.VersionConflict
-	if errors.As(err, &conflict) {
+	ch, err := kind.update(s, c, h, id, editVersion(formVersion(c), h))
+	if errors.Is(err, store.ErrStaleVersion) {
 		msg := "Someone else changed this handoff since you opened it. Your draft is kept below: save to replace their version, or discard it and reload the item."
 		if !isHTMX(c) {
 			// The whole page, with the draft in place of the item.
@@ -467,13 +475,12 @@ func (s *Server) renderChange(c echo.Context, kind itemKind, ch store.Change, st
 func (s *Server) handleFreeze(c echo.Context) error {
 	sn, err := s.db.Freeze(c.Request().Context(), c.Param("id"), formVersion(c))
 	if err != nil {
-		var conflict *store.VersionConflict
-		if !isHTMX(c) && errors.As(err, &conflict) {
+		if !isHTMX(c) && errors.Is(err, store.ErrStaleVersion) {
 			s.setFlash(c, "Someone changed this handoff since you opened it. Review the current version, then start planning.")
 			return c.Redirect(http.StatusSeeOther, "/h/"+c.Param("id"))
 		}
 		if !isHTMX(c) && errors.Is(err, store.ErrInvalid) {
-			s.setFlash(c, errorStatus(err).Message)
+			s.setFlash(c, errorMessage(err))
 			return c.Redirect(http.StatusSeeOther, "/h/"+c.Param("id"))
 		}
 		return err

@@ -520,7 +520,8 @@ func newReviewFixture(t *testing.T, app *testApp) reviewFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.edited, _, err = app.DB.UpdateDecision(ctx, hid, d.ID, "Use Postgres 16", 0); err != nil {
+	edit := "Use Postgres 16"
+	if f.edited, _, err = app.DB.UpdateDecision(ctx, hid, d.ID, store.DecisionUpdate{Content: &edit, Version: app.handoff(hid).Version}); err != nil {
 		t.Fatal(err)
 	}
 	fch, err := app.DB.CreateFileRef(ctx, hid, store.FileRefInput{Path: "src/auth.go", Relevance: store.LevelHigh, Context: "changes",
@@ -919,7 +920,8 @@ func TestFreezeForm(t *testing.T) {
 	}
 
 	// An edit makes it a draft again; the snapshot stays as it was.
-	if _, _, err := app.DB.UpdateDecision(context.Background(), f.h.ID, f.ai.ID, "Rotate keys weekly", 0); err != nil {
+	edit := "Rotate keys weekly"
+	if _, _, err := app.DB.UpdateDecision(context.Background(), f.h.ID, f.ai.ID, store.DecisionUpdate{Content: &edit, Version: app.handoff(f.h.ID).Version}); err != nil {
 		t.Fatal(err)
 	}
 	_, page = app.get(f.path(""))

@@ -110,7 +110,7 @@ func recordStatus(s string) (store.DecisionStatus, error) {
 	case "", store.DecisionActive, store.DecisionSuperseded:
 		return st, nil
 	}
-	return "", &store.ValidationError{Field: "status", Message: fmt.Sprintf("Status must be active or superseded, not %q.", s)}
+	return "", store.Errorf(store.EINVALID, "Status must be active or superseded, not %q.", s)
 }
 
 // handleDecisionShow serves GET /decisions/:id.
@@ -137,7 +137,7 @@ func (s *Server) handleDecisionShow(c echo.Context) error {
 // handleDecisionSupersede serves POST /decisions/:id/supersede (form field "by").
 func (s *Server) handleDecisionSupersede(c echo.Context) error {
 	if c.FormValue("by") == "" {
-		return &store.ValidationError{Field: "by", Message: "Choose the decision that replaces this one."}
+		return store.Errorf(store.EINVALID, "Choose the decision that replaces this one.")
 	}
 	if err := s.db.SupersedeDecisionRecord(c.Request().Context(), c.Param("id"), c.FormValue("by")); err != nil {
 		return err
@@ -191,7 +191,7 @@ func (s *Server) handleADRZip(c echo.Context) error {
 // what risks it carries.
 func (s *Server) handleFileShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	path, err := cleanFilePath(filePathParam(c))
+	path, err := store.ParsePath(filePathParam(c))
 	if err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (s *Server) handleAPIDecisionSupersede(c echo.Context) error {
 		return err
 	}
 	if in.By == "" {
-		return apiError(http.StatusUnprocessableEntity, "invalid", `Name the decision that replaces it: {"by": "<decision id>"}.`)
+		return store.Errorf(store.EINVALID, `Name the decision that replaces it: {"by": "<decision id>"}.`)
 	}
 	ctx := c.Request().Context()
 	if err := s.db.SupersedeDecisionRecord(ctx, c.Param("id"), in.By); err != nil {
@@ -325,7 +325,7 @@ func (s *Server) handleAPIFileRelationships(c echo.Context) error {
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound)
 	}
-	path, err := cleanFilePath(raw)
+	path, err := store.ParsePath(raw)
 	if err != nil {
 		return err
 	}

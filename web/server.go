@@ -272,17 +272,17 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-			return apiError(http.StatusForbidden, "cross_site", "Cross-site requests to the API are not allowed.")
+			return &store.Error{Code: eCrossSite, Message: "Cross-site requests to the API are not allowed."}
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			if o := r.Header.Get("Origin"); o != "" {
 				if u, err := url.Parse(o); err != nil || !strings.EqualFold(u.Host, r.Host) {
-					return apiError(http.StatusForbidden, "cross_site", "Cross-site requests to the API are not allowed.")
+					return &store.Error{Code: eCrossSite, Message: "Cross-site requests to the API are not allowed."}
 				}
 			}
 			ct := r.Header.Get(echo.HeaderContentType)
 			if (ct != "" || r.ContentLength != 0) && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
-				return apiError(http.StatusUnsupportedMediaType, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.")
+				return &store.Error{Code: eUnsupportedMediaType, Message: "Send the body as JSON with Content-Type: application/json."}
 			}
 		}
 		return next(c)

@@ -76,7 +76,7 @@ func (s *Server) handleMessageCreate(c echo.Context) error {
 	user, err := s.db.CreateMessage(ctx, store.MessageCreate{ThreadID: t.ID, Role: store.RoleUser, Content: c.FormValue("content")})
 	if err != nil {
 		if !isHTMX(c) && errors.Is(err, store.ErrInvalid) {
-			s.setFlash(c, errorStatus(err).Message)
+			s.setFlash(c, errorMessage(err))
 			return c.Redirect(http.StatusSeeOther, "/t/"+t.ID)
 		}
 		return err
@@ -143,7 +143,7 @@ func (s *Server) handleReplyRetry(c echo.Context) error {
 		return err
 	}
 	if failed.Status != store.StatusFailed || failed.ReplyTo == "" {
-		return apiError(http.StatusConflict, "not_failed", "Only a failed reply can be retried.")
+		return &store.Error{Code: eNotFailed, Message: "Only a failed reply can be retried."}
 	}
 	if err := s.db.DeleteFailedReply(ctx, threadID, failed.ID); err != nil {
 		return err
@@ -167,7 +167,7 @@ func (s *Server) findUserMessage(c echo.Context) (*store.Message, error) {
 		return nil, err
 	}
 	if m.Role != store.RoleUser {
-		return nil, apiError(http.StatusUnprocessableEntity, "not_user_message", "Replies are generated for user messages only.")
+		return nil, &store.Error{Code: eNotUserMessage, Message: "Replies are generated for user messages only."}
 	}
 	return m, nil
 }

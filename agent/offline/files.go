@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton/agent"
+	"github.com/baton-dev/baton/store"
 )
 
 // fileExtensions are the extensions of files people name in a brainstorm.
@@ -73,7 +74,7 @@ func findFiles(sents []sentence) []fileMention {
 				if i := strings.IndexAny(cand, "#"); i > 0 {
 					cand = cand[:i]
 				}
-				p, ok := agent.CleanPath(cand)
+				p, ok := store.CleanPath(cand)
 				if !ok || !looksLikeFile(p) {
 					continue
 				}

@@ -1,4 +1,4 @@
-package agent
+package store
 
 import (
 	"strings"
@@ -6,12 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPathLen is the longest file reference CleanPath accepts, in bytes.
-const MaxPathLen = 300
-
-// CleanPath turns a file reference taken from a conversation into a
-// repository-relative path, or reports false when the reference must not
-// become a file reference at all.
+// CleanPath turns a file reference into a repository-relative path, or
+// reports false when the reference must not become a file reference at
+// all. It is the one set of path rules: FileRef.Validate applies it to
+// every path stored, whether a person typed it or the extraction took it
+// from a conversation.
 //
 // Conversation text is data, so CleanPath is strict. It strips surrounding
 // whitespace, backticks, quotes and brackets, trailing punctuation and a
@@ -22,6 +21,8 @@ const MaxPathLen = 300
 // control characters or invalid UTF-8. A trailing "/" (a directory) is
 // removed. CleanPath is idempotent: cleaning its output returns it unchanged.
 func CleanPath(raw string) (string, bool) {
+	// A rune is at most 4 bytes: longer input cannot clean to MaxPathLen
+	// characters, whatever it is wrapped in, except in absurd quoting.
 	if len(raw) > 4*MaxPathLen || !utf8.ValidString(raw) {
 		return "", false
 	}
@@ -39,7 +40,7 @@ func CleanPath(raw string) (string, bool) {
 			break
 		}
 	}
-	if p == "" || len(p) > MaxPathLen {
+	if p == "" || utf8.RuneCountInString(p) > MaxPathLen {
 		return "", false
 	}
 	switch p[0] {

@@ -1,4 +1,4 @@
-package agent
+package store
 
 import (
 	"strings"
@@ -48,6 +48,10 @@ func TestCleanPath(t *testing.T) {
 		{"empty", "", "", false},
 		{"only punctuation", "`./`", "", false},
 		{"too long", strings.Repeat("a", 301), "", false},
+		{"longest", strings.Repeat("a", MaxPathLen), strings.Repeat("a", MaxPathLen), true},
+		// MaxPathLen counts characters, not bytes: 300 two-byte letters fit.
+		{"longest in characters", strings.Repeat("é", MaxPathLen), strings.Repeat("é", MaxPathLen), true},
+		{"too long in characters", strings.Repeat("é", MaxPathLen+1), "", false},
 		{"glob", "*.tfstate", "", false},
 		{"flag", "--config", "", false},
 	}
@@ -77,7 +81,7 @@ func FuzzCleanPath(f *testing.F) {
 			}
 			return
 		}
-		if got == "" || len(got) > MaxPathLen || !utf8.ValidString(got) {
+		if got == "" || utf8.RuneCountInString(got) > MaxPathLen || !utf8.ValidString(got) {
 			t.Fatalf("CleanPath(%q)=%q: empty, too long or invalid UTF-8", raw, got)
 		}
 		if strings.HasPrefix(got, "/") || strings.HasPrefix(got, "~") || strings.HasPrefix(got, "./") {

@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// violationOf reads the driver's result codes: each kind of constraint a
+// real SQLite reports is recognised, and nothing else is.
+func TestViolationOf(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "v.db"), "immediate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE TABLE parents (id TEXT PRIMARY KEY)`,
+		`CREATE TABLE kids (id TEXT PRIMARY KEY, name TEXT UNIQUE, age INTEGER CHECK (age >= 0) NOT NULL DEFAULT 0,
+		                    parent_id TEXT REFERENCES parents(id))`,
+		`CREATE TRIGGER frozen BEFORE DELETE ON parents BEGIN SELECT RAISE(ABORT, 'parents are immutable'); END`,
+		`INSERT INTO parents (id) VALUES ('p')`,
+		`INSERT INTO kids (id, name) VALUES ('k', 'Ada')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	tests := []struct {
+		name, query string
+		want        violation
+	}{
+		{"unique index", `INSERT INTO kids (id, name) VALUES ('k2', 'Ada')`, uniqueViolation},
+		{"primary key", `INSERT INTO kids (id, name) VALUES ('k', 'Bob')`, uniqueViolation},
+		{"foreign key", `INSERT INTO kids (id, name, parent_id) VALUES ('k3', 'Cy', 'nobody')`, foreignKeyViolation},
+		{"check", `INSERT INTO kids (id, name, age) VALUES ('k4', 'Di', -1)`, checkViolation},
+		{"not null", `INSERT INTO kids (id, name, age) VALUES ('k5', 'Ed', NULL)`, checkViolation},
+		{"trigger", `DELETE FROM parents`, checkViolation},
+		{"syntax error", `INSERT INTO nowhere VALUES (1)`, noViolation},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := db.ExecContext(ctx, tt.query)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tt.query)
+			}
+			if got := violationOf(err); got != tt.want {
+				t.Fatalf("violationOf(%v)=%d, want %d", err, got, tt.want)
+			}
+			// An unexpected violation becomes a conflict that keeps the
+			// driver's error for the log; other errors stay as they are.
+			mapped := constraintError(err)
+			if got, want := errors.Is(mapped, ErrConflict), tt.want != noViolation; got != want {
+				t.Fatalf("constraintError: errors.Is(ErrConflict)=%v, want %v", got, want)
+			}
+			if !errors.Is(mapped, err) {
+				t.Fatalf("constraintError dropped the driver's error: %v", mapped)
+			}
+		})
+	}
+	if violationOf(nil) != noViolation || violationOf(errors.New("UNIQUE constraint failed: kids.name")) != noViolation {
+		t.Fatal("violationOf matched an error by its text, want only the driver's code")
+	}
+}
