@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 func TestADRFileName(t *testing.T) {
@@ -35,7 +36,7 @@ func TestADRFileName(t *testing.T) {
 
 func TestADRMarkdown(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	first, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
 		[]string{"Use JWT for sessions in src/auth/jwt.ts."},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 func TestReverses(t *testing.T) {
@@ -79,38 +80,19 @@ func TestEstimateTokens(t *testing.T) {
 	}
 }
 
-// memSnapshot makes a frozen handoff in db and returns its snapshot.
+// memSnapshot makes a frozen handoff in db and returns its snapshot. Files
+// are {path, reason} pairs (high relevance), risks {description,
+// mitigation} pairs (high severity).
 func memSnapshot(t *testing.T, db *store.DB, decisions []string, files [][2]string, risks [][2]string) *store.Snapshot {
 	t.Helper()
-	ctx := context.Background()
-	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range decisions {
-		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: d}, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	in := storetest.Items{Title: "Memory", Decisions: storetest.Decisions(decisions...)}
 	for _, f := range files {
-		if _, err := db.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: f[0], Relevance: store.LevelHigh, Context: f[1]}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Files = append(in.Files, store.FileRefInput{Path: f[0], Relevance: store.LevelHigh, Context: f[1]})
 	}
 	for _, r := range risks {
-		if _, err := db.CreateRisk(ctx, h.ID, store.RiskInput{Description: r[0], Severity: store.LevelHigh, Mitigation: r[1]}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Risks = append(in.Risks, store.RiskInput{Description: r[0], Severity: store.LevelHigh, Mitigation: r[1]})
 	}
-	sn, err := db.Freeze(ctx, h.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sn
+	return storetest.FrozenSnapshot(t, db, in)
 }
 
 func ticking() func() time.Time {
@@ -124,7 +106,7 @@ func ticking() func() time.Time {
 // TestCaptureWithOfflineJudge supersedes through the offline rule, end to end.
 func TestCaptureWithOfflineJudge(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	judge := agent.ReversalJudge(nil)
 	first, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
@@ -199,7 +181,7 @@ func TestReversalJudgeModel(t *testing.T) {
 func memoryDB(t *testing.T) (*store.DB, store.CaptureResult) {
 	t.Helper()
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	res, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
 		[]string{
@@ -318,7 +300,7 @@ func TestMemoryPromptNeverShowsSuperseded(t *testing.T) {
 	if !strings.Contains(got, "Throttle logins with a token bucket") {
 		t.Errorf("the decision that replaced it is missing:\n%s", got)
 	}
-	empty := store.MustOpen(t)
+	empty := storetest.MustOpen(t)
 	if got, err := agent.MemoryPrompt(ctx, empty, "", "anything", 0); err != nil || got != "" {
 		t.Errorf("empty workspace = %q, %v; want nothing", got, err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFTS5Available(t *testing.T) {
-	db := MustOpen(t)
+	db := mustOpen(t)
 	var used int
 	if err := db.read.QueryRow(`SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&used); err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestFTS5Available(t *testing.T) {
 // when a record's text changes or the record goes away.
 func TestFTSFollowsUpdates(t *testing.T) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := mustOpen(t)
 	ids := seedDecisionRecords(t, db, 2, func(i int) (string, string) { return "Use Postgres for billing", "project" })
 	count := func(q string) int {
 		t.Helper()
@@ -60,7 +60,7 @@ func TestFTSFollowsUpdates(t *testing.T) {
 
 func TestCommonTermFallsBackToRecency(t *testing.T) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := mustOpen(t)
 	n := CommonTermCap + 100
 	ids := seedDecisionRecords(t, db, n, func(i int) (string, string) {
 		if i == 0 {
@@ -193,7 +193,7 @@ func (v *benchVocabulary) sentence() string {
 // the very common term ("service", in ~70% of records) alone.
 func BenchmarkSearchDecisionRecords100k(b *testing.B) {
 	ctx := context.Background()
-	db := MustOpen(b)
+	db := mustOpen(b)
 	v := newBenchVocabulary()
 	scopes := []string{"project", "src/auth", "src/api", "src/db", "web", "agent", "store", "infra/k8s"}
 	started := time.Now()

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // memDecision, memFile and memRisk describe a handoff's items for memHandoff.
@@ -38,42 +39,25 @@ type memSpec struct {
 func conf(v float64) *float64 { return &v }
 
 // memHandoff makes a thread with a handoff holding spec's items and
-// returns the handoff's ID.
+// returns the handoff's ID. A decision with a confidence was extracted,
+// one without was pinned.
 func memHandoff(t *testing.T, db *store.DB, spec memSpec) string {
 	t.Helper()
-	ctx := context.Background()
-	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := storetest.Items{Title: "Memory"}
 	for _, d := range spec.decisions {
 		src := store.SourcePinned
 		if d.confidence != nil {
 			src = store.SourceAI
 		}
-		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: d.content, Source: src, Confidence: d.confidence}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Decisions = append(in.Decisions, store.DecisionCreate{Content: d.content, Source: src, Confidence: d.confidence})
 	}
 	for _, f := range spec.files {
-		if _, err := db.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: f.path, Relevance: store.LevelHigh, Context: f.context}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Files = append(in.Files, store.FileRefInput{Path: f.path, Relevance: store.LevelHigh, Context: f.context})
 	}
 	for _, r := range spec.risks {
-		sev := r.severity
-		if sev == "" {
-			sev = store.LevelMedium
-		}
-		if _, err := db.CreateRisk(ctx, h.ID, store.RiskInput{Description: r.description, Severity: sev, Mitigation: r.mitigation}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Risks = append(in.Risks, store.RiskInput{Description: r.description, Severity: r.severity, Mitigation: r.mitigation})
 	}
-	return h.ID
+	return storetest.NewHandoff(t, db, in).ID
 }
 
 // memCapture freezes a handoff and captures the snapshot.
@@ -140,7 +124,7 @@ func edgesOf(t *testing.T, db *store.DB, records map[string]string, paths ...str
 
 func TestCaptureSnapshot(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	hid := memHandoff(t, db, authSpec)
 	sn, res := memCapture(t, db, hid, nil)
@@ -258,7 +242,7 @@ func TestCaptureSnapshot(t *testing.T) {
 
 func TestCaptureSnapshotErrors(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	if _, err := db.CaptureSnapshot(ctx, nil, "", nil); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("nil snapshot: err = %v, want ErrInvalid", err)
 	}
@@ -283,7 +267,7 @@ func insteadOf(old, new store.DecisionRecord) bool {
 
 func TestCaptureSupersedes(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	_, first := memCapture(t, db, memHandoff(t, db, memSpec{
 		decisions: []memDecision{{"Use JWT for sessions in src/auth/jwt.ts", conf(0.9)}, {"Log in src/log/log.go", conf(0.9)}},
@@ -331,7 +315,7 @@ func TestCaptureSupersedes(t *testing.T) {
 
 func TestSupersedeAndReactivate(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	_, res := memCapture(t, db, memHandoff(t, db, memSpec{decisions: []memDecision{
 		{"Use Postgres", nil}, {"Use SQLite", nil}, {"Use MySQL", nil},
@@ -387,7 +371,7 @@ func TestSupersedeAndReactivate(t *testing.T) {
 
 func TestFindDecisionRecordsSearch(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	_, res := memCapture(t, db, memHandoff(t, db, memSpec{
 		decisions: []memDecision{
@@ -453,7 +437,7 @@ func TestFindDecisionRecordsSearch(t *testing.T) {
 
 func TestFindFileRelationships(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	spec := memSpec{
 		decisions: []memDecision{{"Sign tokens with EdDSA in src/auth/jwt.ts", nil}, {"Paginate the audit log", nil}},
@@ -488,7 +472,7 @@ func TestFindFileRelationships(t *testing.T) {
 
 func TestFindMemory(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	_, res := memCapture(t, db, memHandoff(t, db, memSpec{
 		decisions: []memDecision{
@@ -535,7 +519,7 @@ func TestFindMemory(t *testing.T) {
 // that replaced it, but the two never end up superseding each other.
 func TestSupersessionNeverLoops(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	h1 := memHandoff(t, db, memSpec{decisions: []memDecision{{"Use mysql for storage in src/db/db.go", conf(0.9)}},
 		files: []memFile{{"src/db/db.go", ""}}})
