@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/adr"
 	"github.com/baton-dev/baton/views"
 )
 
@@ -160,8 +161,8 @@ func (s *Server) handleDecisionADR(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+agent.ADRFileName(1, *d)+`"`)
-	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", agent.ADRMarkdown(*d, agent.ADROptions{}))
+	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+adr.FileName(1, *d)+`"`)
+	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", adr.Markdown(*d, adr.Options{}))
 }
 
 // handleADRZip serves GET /decisions/adr.zip: every active decision as ADRs.
@@ -179,7 +180,7 @@ func (s *Server) handleADRZip(c echo.Context) error {
 		}
 		full = append(full, r)
 	}
-	zip, err := agent.ADRZip(full, agent.ADROptions{})
+	zip, err := adr.Zip(full, adr.Options{})
 	if err != nil {
 		return err
 	}
