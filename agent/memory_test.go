@@ -57,7 +57,7 @@ func TestScope(t *testing.T) {
 		{[]string{"src/authz/a.go", "src/auth/b.go"}, "src"},
 	}
 	for _, tt := range tests {
-		if got := store.DecisionScope(tt.paths); got != tt.want {
+		if got := agent.DecisionScope(tt.paths); got != tt.want {
 			t.Errorf("DecisionScope(%q) = %q, want %q", tt.paths, got, tt.want)
 		}
 	}
@@ -109,12 +109,12 @@ func TestCaptureWithOfflineJudge(t *testing.T) {
 	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	judge := agent.ReversalJudge(nil)
-	first, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	first, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{"Use JWT for sessions in src/auth/jwt.ts"}, [][2]string{{"src/auth/jwt.ts", "Token code"}}, nil), "", judge)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	second, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{"Switch from JWT to server sessions in src/auth/session.ts"}, [][2]string{{"src/auth/session.ts", "Sessions"}}, nil), "", judge)
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +168,8 @@ func TestReversalJudgeModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := agent.ReversalJudge(tt.p)(old, tt.new); got != tt.want {
-				t.Fatalf("judge = %v, want %v", got, tt.want)
+			if got, err := agent.ReversalJudge(tt.p)(context.Background(), old, tt.new); err != nil || got != tt.want {
+				t.Fatalf("judge = %v, %v; want %v", got, err, tt.want)
 			}
 			if tt.p.calls != 1 {
 				t.Errorf("%d model calls, want 1", tt.p.calls)
@@ -183,7 +183,7 @@ func memoryDB(t *testing.T) (*store.DB, store.CaptureResult) {
 	ctx := context.Background()
 	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
-	res, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	res, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{
 			"Rate limit logins per account in src/auth/login.go",
 			"Deploy with blue-green releases in infra/deploy.tf",
@@ -281,7 +281,7 @@ func TestMemoryPromptNeverShowsSuperseded(t *testing.T) {
 	ctx := context.Background()
 	db, res := memoryDB(t)
 	login := res.Records[0]
-	next, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	next, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{"Throttle logins with a token bucket in src/auth/login.go"}, [][2]string{{"src/auth/login.go", "Limiter"}}, nil), "", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func (s *Server) captureMemory(ctx context.Context, sn *store.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.CaptureSnapshot(ctx, sn, h.WorkspaceID, agent.ReversalJudge(s.provider))
+	res, err := agent.CaptureSnapshot(ctx, s.db, sn, h.WorkspaceID, agent.ReversalJudge(s.provider))
 	if err != nil {
 		return fmt.Errorf("capture snapshot %s: %w", sn.ID, err)
 	}
@@ -92,14 +92,15 @@ func (s *Server) handleMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if ms.Decisions, err = s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Query: ms.Query, Scope: ms.Scope, Status: status}); err != nil {
+	terms := agent.SearchTerms(ms.Query)
+	if ms.Decisions, err = s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Terms: terms, Scope: ms.Scope, Status: status}); err != nil {
 		return err
 	}
-	if ms.Risks, err = s.db.FindLearnings(ctx, store.LearningFilter{Query: ms.Query, Kind: store.LearningRisk, Limit: 20}); err != nil {
+	if ms.Risks, err = s.db.FindLearnings(ctx, store.LearningFilter{Terms: terms, Kind: store.LearningRisk, Limit: 20}); err != nil {
 		return err
 	}
 	if ms.Query != "" {
-		if ms.Learnings, err = s.db.FindLearnings(ctx, store.LearningFilter{Query: ms.Query, Limit: 20}); err != nil {
+		if ms.Learnings, err = s.db.FindLearnings(ctx, store.LearningFilter{Terms: terms, Limit: 20}); err != nil {
 			return err
 		}
 	}
@@ -272,7 +273,7 @@ func (s *Server) handleAPIDecisionList(c echo.Context) error {
 		return err
 	}
 	list, err := s.db.FindDecisionRecords(c.Request().Context(), store.DecisionRecordFilter{
-		Query: c.QueryParam("q"), Scope: c.QueryParam("scope"), Status: status})
+		Terms: agent.SearchTerms(c.QueryParam("q")), Scope: c.QueryParam("scope"), Status: status})
 	if err != nil {
 		return err
 	}
