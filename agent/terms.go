@@ -59,14 +59,14 @@ func Terms(text string) []string {
 // maxTermLen is the longest word, in characters, worth a full-text lookup.
 const maxTermLen = 64
 
-// MaxSearchTerms is how many words of a person's search SearchTerms keeps;
+// MaxQueryTerms is how many words of a person's search SearchTerms keeps;
 // they are all required.
-const MaxSearchTerms = 8
+const MaxQueryTerms = 8
 
 // SearchTerms returns the words of a person's search to look up in the
 // memory's full text (store.DecisionRecordFilter.Terms): as searchTerms
-// picks them, at most MaxSearchTerms.
-func SearchTerms(query string) []string { return searchTerms(query, MaxSearchTerms) }
+// picks them, at most MaxQueryTerms.
+func SearchTerms(query string) []string { return searchTerms(query, MaxQueryTerms) }
 
 // searchTerms picks the words of text worth a full-text lookup: no stop
 // words, each once, at most max of them (the last ones, since the end of a

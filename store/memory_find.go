@@ -120,11 +120,12 @@ func findDecisionRecords(ctx context.Context, q querier, tail string, args ...an
 	return out, rows.Err()
 }
 
-// FindDecisionRecords returns the decision records f selects. Without a
-// query they come newest first; with one, best match first (bm25, then
-// newest), each with a snippet. A query matching more than CommonTermCap
-// records is answered newest first, so that a word most records contain
-// never makes a search slow. Returns ErrInvalid for an unknown status.
+// FindDecisionRecords returns the decision records f selects. Without
+// terms they come newest first; with terms, best match first (bm25, then
+// newest), each with a snippet. Terms matching more than CommonTermCap
+// records are answered newest first, so that a word most records contain
+// never makes a search slow. Returns ErrInvalid for an unknown status or
+// more than MaxSearchTerms terms.
 func (db *DB) FindDecisionRecords(ctx context.Context, f DecisionRecordFilter) ([]*DecisionRecord, error) {
 	if f.Status != "" && f.Status != DecisionActive && f.Status != DecisionSuperseded {
 		return nil, invalidf("status", "Status must be active or superseded, not %q.", f.Status)
@@ -333,10 +334,11 @@ func scanLearning(s scanner, extra ...any) (*Learning, error) {
 	return &l, nil
 }
 
-// FindLearnings returns the learnings f selects: newest first without a
-// query, best match first (bm25) with one, each with a snippet. As with
-// decision records, a query matching more than CommonTermCap learnings is
-// answered newest first. Returns ErrInvalid for an unknown kind.
+// FindLearnings returns the learnings f selects: newest first without
+// terms, best match first (bm25) with terms, each with a snippet unless
+// NoSnippet. As with decision records, terms matching more than
+// CommonTermCap learnings are answered newest first. Returns ErrInvalid for
+// an unknown kind or more than MaxSearchTerms terms.
 func (db *DB) FindLearnings(ctx context.Context, f LearningFilter) ([]*Learning, error) {
 	switch f.Kind {
 	case "", LearningDecision, LearningFile, LearningRisk:
