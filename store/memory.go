@@ -18,10 +18,10 @@ const (
 )
 
 // DecisionRecord is a decision kept at workspace level: every decision of a
-// captured snapshot becomes one. Scope is the part of the code it concerns,
-// as the capture says (see agent.DecisionScope). A record is active until a later decision
-// reverses it (or a person says so); it is then superseded, and
-// SupersededBy names the record that replaced it.
+// captured snapshot becomes one. Scope is the part of the code it
+// concerns, as the capture says (a directory, or "project"). A record is
+// active until a later decision reverses it (or a person says so); it is
+// then superseded, and SupersededBy names the record that replaced it.
 type DecisionRecord struct {
 	ID           string
 	WorkspaceID  string
