@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/baton-dev/baton/store"
@@ -74,19 +73,19 @@ var cueWords = func() map[string]bool {
 // replacement cue in new ("instead of", "no longer", "replace … with",
 // "switch from", "drop", "not", …) whose object — the few words after it,
 // or before it for "X is no longer used" — includes a subject word of old
-// (a word of four letters or more that is not a common English word), and
+// (a word of three letters or more that is not a stop word), and
 // old does not already turn away from that same word. Equal texts never
 // reverse each other.
 func Reverses(old, new string) bool {
 	if strings.EqualFold(strings.TrimSpace(old), strings.TrimSpace(new)) {
 		return false
 	}
-	oldSubjects := memorySubjectWords(old)
+	oldSubjects := reversalSubjects(old)
 	if len(oldSubjects) == 0 {
 		return false
 	}
-	oldNegated := negatedWords(memoryWords(old))
-	for w := range negatedWords(memoryWords(new)) {
+	oldNegated := negatedWords(Words(old))
+	for w := range negatedWords(Words(new)) {
 		if oldSubjects[w] && !oldNegated[w] {
 			return true
 		}
@@ -110,7 +109,7 @@ func negatedWords(ws []string) map[string]bool {
 			}
 			for _, w := range ws[from:to] {
 				if !cueWords[w] {
-					out[memoryStem(w)] = true
+					out[Stem(w)] = true
 				}
 			}
 		}
@@ -130,46 +129,18 @@ func hasWordsAt(ws []string, i int, cue []string) bool {
 	return true
 }
 
-// memoryWords splits text into lower-case words; an apostrophe stays inside
-// a word, so "don't" is one.
-func memoryWords(text string) []string {
-	text = strings.ReplaceAll(strings.ToLower(text), "’", "'")
-	return strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-}
-
-// memorySubjectWords are the words saying what a decision is about.
-func memorySubjectWords(text string) map[string]bool {
+// reversalSubjects are the words saying what a decision is about: its
+// Terms of three letters or more that are not reversal cues.
+func reversalSubjects(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range memoryWords(text) {
-		if len(w) < 3 || memoryStopWords[w] || cueWords[w] {
+	for _, w := range Words(text) {
+		if len(w) < 3 || IsStopWord(w) || cueWords[w] {
 			continue
 		}
-		out[memoryStem(w)] = true
+		out[Stem(w)] = true
 	}
 	return out
 }
-
-func memoryStem(w string) string {
-	if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-		return w[:len(w)-1]
-	}
-	return w
-}
-
-var memoryStopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`the and for with use uses used using will should must can could would
-	our its his her their this that these those from into onto over under then than when where which while what
-	who why how all any each every some more most less few also just only very too let lets make makes made
-	keep keeps kept add adds added new now yes are was were been being have has had does did done doing
-	get gets got put puts set sets via per out off one two way ways thing things instead going want wants
-	need needs needed`) {
-		m[w] = true
-	}
-	return m
-}()
 
 // reversalSchema is the structured output a model judge returns.
 var reversalSchema = &Schema{
@@ -188,24 +159,30 @@ Return one JSON object: {"reverses": true|false, "reason": "<one short sentence>
 // JudgeTimeout bounds one model call of the judge ReversalJudge returns.
 const JudgeTimeout = 30 * time.Second
 
-// ReversalJudge returns the judge store.DB.CaptureSnapshot uses to decide
-// whether a new decision reverses an old one of the same scope. With the
-// offline provider (or none) it is the Reverses rule. With a model it asks
-// for a structured yes or no, one call per pair (CaptureSnapshot asks about
-// at most store.MaxJudgeCandidates earlier decisions per new one), each
-// bounded by JudgeTimeout; if the call fails or the reply does not match the
-// schema, the rule decides.
-func ReversalJudge(p Provider) func(old, new store.DecisionRecord) bool {
+// ReversalJudge returns the judge CaptureSnapshot uses to decide whether a
+// new decision reverses an old one of the same scope. With the offline
+// provider (or none) it is the Reverses rule. With a model it asks for a
+// structured yes or no, one call per pair (CaptureSnapshot asks about at
+// most MaxJudgeCandidates earlier decisions per new one), each bounded by
+// JudgeTimeout within ctx; if the call fails or the reply does not match
+// the schema, the rule decides. It returns an error only when ctx ends.
+func ReversalJudge(p Provider) Judge {
 	if p == nil || p.Name() == "offline" {
-		return func(old, new store.DecisionRecord) bool { return Reverses(old.Content, new.Content) }
-	}
-	return func(old, new store.DecisionRecord) bool {
-		ctx, cancel := context.WithTimeout(context.Background(), JudgeTimeout)
-		defer cancel()
-		if v, err := judgeReversal(ctx, p, old.Content, new.Content); err == nil {
-			return v
+		return func(ctx context.Context, old, new store.DecisionRecord) (bool, error) {
+			return Reverses(old.Content, new.Content), nil
 		}
-		return Reverses(old.Content, new.Content)
+	}
+	return func(ctx context.Context, old, new store.DecisionRecord) (bool, error) {
+		callCtx, cancel := context.WithTimeout(ctx, JudgeTimeout)
+		defer cancel()
+		v, err := judgeReversal(callCtx, p, old.Content, new.Content)
+		switch {
+		case err == nil:
+			return v, nil
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		}
+		return Reverses(old.Content, new.Content), nil
 	}
 }
 
@@ -237,20 +214,28 @@ const maxMemoryItem = 280
 // memorySectionLimit is how many candidates each section is read with.
 const memorySectionLimit = 12
 
+// MemoryReader is what MemoryPrompt needs of the store.
+type MemoryReader interface {
+	FindDecisionRecords(ctx context.Context, f store.DecisionRecordFilter) ([]*store.DecisionRecord, error)
+	FindLearnings(ctx context.Context, f store.LearningFilter) ([]*store.Learning, error)
+	FindFileActivity(ctx context.Context, workspaceID string, limit int) ([]store.FileActivity, error)
+	FindFileRelationships(ctx context.Context, workspaceID, path string) (*store.FileRelationships, error)
+}
+
 // MemoryPrompt builds the "Workspace memory" section of the brainstorm and
 // plan system prompts: key decisions (active only), known risks, frequently
 // touched files and the relationships of the files in play, each ranked by
-// relevance to query (the conversation so far; bm25 over any of its words)
-// and then recency. Items are taken from the sections in turns, best first,
-// while they fit in budgetTokens (DefaultMemoryBudget when zero or less) as
-// EstimateTokens counts the whole, so the result never estimates above the budget
-// and every section gets its best items before any gets its fifth. Returns ""
-// when the workspace has no memory or the budget fits nothing.
-func MemoryPrompt(ctx context.Context, db *store.DB, workspaceID, query string, budgetTokens int) (string, error) {
+// relevance to query (the conversation so far; see rankMemory) and then
+// recency. Items are taken from the sections in turns, best first, while
+// they fit in budgetTokens (DefaultMemoryBudget when zero or less) as
+// EstimateTokens counts the whole, so the result never estimates above the
+// budget and every section gets its best items before any gets its fifth.
+// Returns "" when the workspace has no memory or the budget fits nothing.
+func MemoryPrompt(ctx context.Context, db MemoryReader, workspaceID, query string, budgetTokens int) (string, error) {
 	if budgetTokens <= 0 {
 		budgetTokens = DefaultMemoryBudget
 	}
-	m, err := db.FindMemory(ctx, store.MemoryFilter{WorkspaceID: workspaceID, Query: query, Limit: memorySectionLimit})
+	m, err := rankMemory(ctx, db, workspaceID, query, memorySectionLimit)
 	if err != nil {
 		return "", fmt.Errorf("memory prompt: %w", err)
 	}
@@ -271,7 +256,7 @@ const memoryHeader = "## Workspace memory\n" +
 
 const memoryFooter = "</workspace_memory>"
 
-func memorySections(m *store.Memory) []*memorySection {
+func memorySections(m *memory) []*memorySection {
 	item := func(s string) string {
 		s = memoryOneLine(s)
 		s = strings.NewReplacer("<", "‹", ">", "›").Replace(s) // no text passes for the tags
@@ -282,14 +267,14 @@ func memorySections(m *store.Memory) []*memorySection {
 		return s
 	}
 	decisions := &memorySection{title: "Key decisions (active)"}
-	for _, d := range m.Decisions {
+	for _, d := range m.decisions {
 		if d.Status != store.DecisionActive {
-			continue // FindMemory returns none; never let one through
+			continue // rankMemory returns none; never let one through
 		}
 		decisions.items = append(decisions.items, fmt.Sprintf("- %s [scope %s, %s]", item(d.Content), item(d.Scope), d.UpdatedAt.Format("2006-01-02")))
 	}
 	risks := &memorySection{title: "Known risks"}
-	for _, r := range m.Risks {
+	for _, r := range m.risks {
 		line := "- "
 		if r.Level != "" {
 			line += "(" + string(r.Level) + ") "
@@ -301,7 +286,7 @@ func memorySections(m *store.Memory) []*memorySection {
 		risks.items = append(risks.items, line)
 	}
 	files := &memorySection{title: "Frequently touched files"}
-	for _, f := range m.Files {
+	for _, f := range m.files {
 		line := fmt.Sprintf("- %s (%d %s)", item(f.Path), f.Touches, plural(f.Touches, "handoff", "handoffs"))
 		if f.Reason != "" {
 			line += ": " + item(f.Reason)
@@ -309,7 +294,7 @@ func memorySections(m *store.Memory) []*memorySection {
 		files.items = append(files.items, line)
 	}
 	links := &memorySection{title: "Relationships for files in play"}
-	for _, fr := range m.FileLinks {
+	for _, fr := range m.fileLinks {
 		for _, d := range fr.Decisions {
 			if d.Record.Status != store.DecisionActive {
 				continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 func TestReverses(t *testing.T) {
@@ -56,7 +57,7 @@ func TestScope(t *testing.T) {
 		{[]string{"src/authz/a.go", "src/auth/b.go"}, "src"},
 	}
 	for _, tt := range tests {
-		if got := store.DecisionScope(tt.paths); got != tt.want {
+		if got := agent.DecisionScope(tt.paths); got != tt.want {
 			t.Errorf("DecisionScope(%q) = %q, want %q", tt.paths, got, tt.want)
 		}
 	}
@@ -79,38 +80,19 @@ func TestEstimateTokens(t *testing.T) {
 	}
 }
 
-// memSnapshot makes a frozen handoff in db and returns its snapshot.
+// memSnapshot makes a frozen handoff in db and returns its snapshot. Files
+// are {path, reason} pairs (high relevance), risks {description,
+// mitigation} pairs (high severity).
 func memSnapshot(t *testing.T, db *store.DB, decisions []string, files [][2]string, risks [][2]string) *store.Snapshot {
 	t.Helper()
-	ctx := context.Background()
-	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range decisions {
-		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: d}, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	in := storetest.Items{Title: "Memory", Decisions: storetest.Decisions(decisions...)}
 	for _, f := range files {
-		if _, err := db.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: f[0], Relevance: store.LevelHigh, Context: f[1]}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Files = append(in.Files, store.FileRefInput{Path: f[0], Relevance: store.LevelHigh, Context: f[1]})
 	}
 	for _, r := range risks {
-		if _, err := db.CreateRisk(ctx, h.ID, store.RiskInput{Description: r[0], Severity: store.LevelHigh, Mitigation: r[1]}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Risks = append(in.Risks, store.RiskInput{Description: r[0], Severity: store.LevelHigh, Mitigation: r[1]})
 	}
-	sn, err := db.Freeze(ctx, h.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sn
+	return storetest.FrozenSnapshot(t, db, in)
 }
 
 func ticking() func() time.Time {
@@ -124,15 +106,15 @@ func ticking() func() time.Time {
 // TestCaptureWithOfflineJudge supersedes through the offline rule, end to end.
 func TestCaptureWithOfflineJudge(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	judge := agent.ReversalJudge(nil)
-	first, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	first, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{"Use JWT for sessions in src/auth/jwt.ts"}, [][2]string{{"src/auth/jwt.ts", "Token code"}}, nil), "", judge)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	second, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{"Switch from JWT to server sessions in src/auth/session.ts"}, [][2]string{{"src/auth/session.ts", "Sessions"}}, nil), "", judge)
 	if err != nil {
 		t.Fatal(err)
@@ -186,8 +168,8 @@ func TestReversalJudgeModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := agent.ReversalJudge(tt.p)(old, tt.new); got != tt.want {
-				t.Fatalf("judge = %v, want %v", got, tt.want)
+			if got, err := agent.ReversalJudge(tt.p)(context.Background(), old, tt.new); err != nil || got != tt.want {
+				t.Fatalf("judge = %v, %v; want %v", got, err, tt.want)
 			}
 			if tt.p.calls != 1 {
 				t.Errorf("%d model calls, want 1", tt.p.calls)
@@ -199,9 +181,9 @@ func TestReversalJudgeModel(t *testing.T) {
 func memoryDB(t *testing.T) (*store.DB, store.CaptureResult) {
 	t.Helper()
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
-	res, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	res, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{
 			"Rate limit logins per account in src/auth/login.go",
 			"Deploy with blue-green releases in infra/deploy.tf",
@@ -299,7 +281,7 @@ func TestMemoryPromptNeverShowsSuperseded(t *testing.T) {
 	ctx := context.Background()
 	db, res := memoryDB(t)
 	login := res.Records[0]
-	next, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
+	next, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{"Throttle logins with a token bucket in src/auth/login.go"}, [][2]string{{"src/auth/login.go", "Limiter"}}, nil), "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +300,7 @@ func TestMemoryPromptNeverShowsSuperseded(t *testing.T) {
 	if !strings.Contains(got, "Throttle logins with a token bucket") {
 		t.Errorf("the decision that replaced it is missing:\n%s", got)
 	}
-	empty := store.MustOpen(t)
+	empty := storetest.MustOpen(t)
 	if got, err := agent.MemoryPrompt(ctx, empty, "", "anything", 0); err != nil || got != "" {
 		t.Errorf("empty workspace = %q, %v; want nothing", got, err)
 	}

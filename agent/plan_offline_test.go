@@ -11,48 +11,24 @@ import (
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/agent/offline"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // freeze builds a reviewed handoff the way people do and freezes it.
 func freeze(t *testing.T, db *store.DB, decisions []string, files []store.FileRefInput, risks []store.RiskInput) *store.Snapshot {
 	t.Helper()
-	ctx := context.Background()
-	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Plans for handoffs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range decisions {
-		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: d}, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range files {
-		if _, err := db.CreateFileRef(ctx, h.ID, f, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, r := range risks {
-		if _, err := db.CreateRisk(ctx, h.ID, r, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.SetSummary(ctx, h.ID, "The plan agent writes a markdown plan from a frozen handoff and stores it with its steps.", 0); err != nil {
-		t.Fatal(err)
-	}
-	sn, err := db.Freeze(ctx, h.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sn
+	return storetest.FrozenSnapshot(t, db, storetest.Items{
+		Title:     "Plans for handoffs",
+		Decisions: storetest.Decisions(decisions...),
+		Files:     files,
+		Risks:     risks,
+		Summary:   "The plan agent writes a markdown plan from a frozen handoff and stores it with its steps.",
+	})
 }
 
 func TestOfflinePlanEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	sn := freeze(t, db,
 		[]string{
 			"Store plans in a new plans table with a version per snapshot.",
@@ -164,7 +140,7 @@ func TestOfflinePlanEndToEnd(t *testing.T) {
 // TestPlanCancelledBeforeStart checks that a run whose context is already
 // cancelled still ends its plan, so that the snapshot can be planned again.
 func TestPlanCancelledBeforeStart(t *testing.T) {
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	sn := freeze(t, db, []string{"Use SQLite."}, nil, nil)
 	plan, err := db.CreatePlan(context.Background(), sn.ID)
 	if err != nil {

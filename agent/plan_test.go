@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // planFixture is a frozen handoff to plan from.
@@ -23,34 +24,14 @@ type planFixture struct {
 // newPlanFixture freezes a handoff with the given decisions, one file and one risk.
 func newPlanFixture(t *testing.T, decisions ...string) planFixture {
 	t.Helper()
-	ctx := context.Background()
-	db := store.MustOpen(t)
-	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "plan"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range decisions {
-		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: d}, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: "store/plan.go", Relevance: store.LevelHigh, Context: "New plans table"}, 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.CreateRisk(ctx, h.ID, store.RiskInput{Description: "Runaway agent", Severity: store.LevelHigh}, 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SetSummary(ctx, h.ID, "Plans get stored.", 0); err != nil {
-		t.Fatal(err)
-	}
-	sn, err := db.Freeze(ctx, h.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.MustOpen(t)
+	sn := storetest.FrozenSnapshot(t, db, storetest.Items{
+		Title:     "plan",
+		Decisions: storetest.Decisions(decisions...),
+		Files:     []store.FileRefInput{{Path: "store/plan.go", Relevance: store.LevelHigh, Context: "New plans table"}},
+		Risks:     []store.RiskInput{{Description: "Runaway agent", Severity: store.LevelHigh}},
+		Summary:   "Plans get stored.",
+	})
 	return planFixture{db: db, sn: sn}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // brainstorm is a thread with one exchange: a user message and the
@@ -80,7 +81,7 @@ func itemsOf(h *store.Handoff) []string {
 
 func TestPinMessage(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "Use JWT in an HttpOnly cookie.")
 
 	if _, err := db.FindHandoffByThread(ctx, b.thread.ID); !errors.Is(err, store.ErrNotFound) {
@@ -166,7 +167,7 @@ func TestPinMessage(t *testing.T) {
 
 func TestPinMessageRefused(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "An answer.")
 	other := newBrainstorm(t, db, "Another thread's answer.")
 	u2, err := db.CreateMessage(ctx, store.MessageCreate{ThreadID: b.thread.ID, Role: store.RoleUser, Content: "again?"})
@@ -206,7 +207,7 @@ func TestPinMessageRefused(t *testing.T) {
 
 func TestEnsureHandoff(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "x")
 	h1, err := db.EnsureHandoff(ctx, b.thread.ID)
 	if err != nil {
@@ -232,7 +233,7 @@ func TestEnsureHandoff(t *testing.T) {
 
 func TestHandoffItemValidation(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "x")
 	h, err := db.EnsureHandoff(ctx, b.thread.ID)
 	if err != nil {
@@ -422,7 +423,7 @@ func TestHandoffItemValidation(t *testing.T) {
 
 func TestHandoffItemCRUD(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "x")
 	h, _ := db.EnsureHandoff(ctx, b.thread.ID)
 
@@ -497,7 +498,7 @@ func TestHandoffItemCRUD(t *testing.T) {
 
 func TestHandoffVersions(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "Pin me.")
 	h, _ := db.EnsureHandoff(ctx, b.thread.ID)
 	d, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "D"}, 0)
@@ -620,7 +621,7 @@ func TestHandoffVersions(t *testing.T) {
 
 func TestCompleteExtractionRunMerge(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "Use JWT for sessions.")
 	pinned, _, err := db.PinMessage(ctx, b.thread.ID, b.reply.ID)
 	if err != nil {
@@ -740,7 +741,7 @@ func TestCompleteExtractionRunMerge(t *testing.T) {
 
 func TestCompleteExtractionRunInvalid(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "Pinned.")
 	d, _, _ := db.PinMessage(ctx, b.thread.ID, b.reply.ID)
 	h := mustHandoff(t, db, d.HandoffID)
@@ -874,7 +875,7 @@ func TestExtractionRunSingleFlight(t *testing.T) {
 
 func TestFreeze(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "Use JWT <in> a \"cookie\" & more.")
 	pinned, _, _ := db.PinMessage(ctx, b.thread.ID, b.reply.ID)
 	h := mustHandoff(t, db, pinned.HandoffID)
@@ -980,7 +981,7 @@ func TestFreeze(t *testing.T) {
 
 func TestFreezeRefused(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "x")
 	h, _ := db.EnsureHandoff(ctx, b.thread.ID)
 	db.CreateRisk(ctx, h.ID, store.RiskInput{Description: "Only a risk", Severity: store.LevelLow}, 0)
@@ -1004,7 +1005,7 @@ func TestFreezeRefused(t *testing.T) {
 // same file cannot change or remove a snapshot.
 func TestSnapshotsImmutableInSQL(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "Decide.")
 	d, _, _ := db.PinMessage(ctx, b.thread.ID, b.reply.ID)
 	sn, err := db.Freeze(ctx, d.HandoffID, 0)
@@ -1045,7 +1046,7 @@ func TestSnapshotsImmutableInSQL(t *testing.T) {
 // reviewer saw is not frozen.
 func TestFreezeStaleVersion(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	th, _ := db.CreateThread(ctx, store.ThreadCreate{Title: "t"})
 	h, _ := db.EnsureHandoff(ctx, th.ID)
 	_, ch, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Use SQLite."}, 0)

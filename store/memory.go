@@ -17,19 +17,11 @@ const (
 	DecisionSuperseded DecisionStatus = "superseded"
 )
 
-// ProjectScope is the scope of a decision that concerns no file, or files
-// with no directory in common.
-const ProjectScope = "project"
-
-// LowConfidence is the confidence below which a decision is not kept as a
-// learning and never supersedes another decision on its own.
-const LowConfidence = 0.5
-
 // DecisionRecord is a decision kept at workspace level: every decision of a
-// captured snapshot becomes one. Scope is the common directory of the files
-// it concerns, or ProjectScope. A record is active until a later decision
-// reverses it (or a person says so); it is then superseded, and
-// SupersededBy names the record that replaced it.
+// captured snapshot becomes one. Scope is the part of the code it
+// concerns, as the capture says (a directory, or "project"). A record is
+// active until a later decision reverses it (or a person says so); it is
+// then superseded, and SupersededBy names the record that replaced it.
 type DecisionRecord struct {
 	ID           string
 	WorkspaceID  string
@@ -150,7 +142,7 @@ type Supersession struct {
 	NewID string
 }
 
-// CaptureResult says what CaptureSnapshot changed.
+// CaptureResult says what WriteMemoryCapture changed.
 type CaptureResult struct {
 	SnapshotID string
 	// AlreadyCaptured is true when the snapshot had been captured before;
@@ -165,95 +157,196 @@ type CaptureResult struct {
 	Superseded    []Supersession
 }
 
-// MaxJudgeCandidates is how many earlier active decisions of the same scope
-// CaptureSnapshot asks the judge about, per new decision, most recent first.
-const MaxJudgeCandidates = 10
+// MemoryCapture is what a frozen snapshot adds to the workspace memory.
+// The agent decides what it holds (the scope of each decision, which
+// decision concerns which file or risk, what a decision reverses, what is
+// worth learning); WriteMemoryCapture writes it.
+type MemoryCapture struct {
+	Snapshot *Snapshot
+	// WorkspaceID is the workspace of the snapshot's handoff; empty means
+	// that one.
+	WorkspaceID string
+	// Decisions hold one entry per decision of the snapshot, in its order.
+	Decisions []CapturedDecision
+	// Learnings to add. Only Kind, Content, Detail, Level, Scope and Path
+	// are read; a learning the snapshot's handoff already taught is skipped.
+	Learnings []Learning
+	// Relationships to add, or to count once more. Only Type, Source and
+	// Target are read. The source of a decision_file or decision_risk edge
+	// names a snapshot decision by its ID (SnapshotDecision.ID) and is
+	// stored as that decision's record ID.
+	Relationships []Relationship
+}
+
+// CapturedDecision is what the memory makes of one snapshot decision.
+type CapturedDecision struct {
+	DecisionID string // the snapshot decision's ID
+	Scope      string
+	// Reverses are the IDs of active records the decision reverses: they
+	// become superseded by its record, unless that record is itself
+	// superseded.
+	Reverses []string
+}
+
+// CaptureState is where a snapshot stands with the workspace memory, as
+// FindCaptureState reads it.
+type CaptureState struct {
+	WorkspaceID string // the workspace of the snapshot's handoff
+	// Captured is true when the snapshot was captured before; capturing it
+	// again changes nothing.
+	Captured bool
+	// Targets hold, for each decision of the snapshot in order, the record
+	// capturing it would write.
+	Targets []CaptureTarget
+}
+
+// CaptureTarget is the record a snapshot decision becomes.
+type CaptureTarget struct {
+	// Existing is the record the decision updates: the same handoff
+	// decision captured before, else an active record with the same text
+	// (ignoring case). It is nil when the decision makes a new record.
+	Existing *DecisionRecord
+	// Changed is true when the decision is new, or its text changed since
+	// its handoff was last frozen: only then may it reverse other records.
+	Changed bool
+}
 
 // capturePlan is a snapshot decision on its way to becoming a record.
 type capturePlan struct {
 	d        SnapshotDecision
-	files    []int // indexes of the snapshot files it concerns
-	scope    string
 	existing *DecisionRecord // the record it updates, if any
 	record   DecisionRecord  // as it will be stored
 	changed  bool            // created, or its content changed
-	reverses []string        // active records the judge said it reverses
 }
 
-// CaptureSnapshot turns a frozen snapshot into workspace memory: a decision
-// record per decision, learnings (decisions unless their confidence is below
-// LowConfidence, files with their reasons, risks with their mitigations) and
-// the decision→file, file→risk and decision→risk edges the snapshot ties
-// together, counted once per snapshot.
-//
-// A decision that is new, or whose content changed since its handoff was
-// last frozen, is compared with up to MaxJudgeCandidates earlier active
-// records of the same scope: judge(old, new) reports whether new reverses
-// old, which then becomes superseded by new. A nil judge supersedes nothing;
-// a decision with low confidence supersedes nothing. The judge runs before
-// the write transaction, so a slow model never holds the database's write
-// lock; all changes are then written in one transaction.
-//
-// Capturing a snapshot again changes nothing and returns AlreadyCaptured.
-// Freezing the same handoff again updates its records instead of adding new
-// ones, and a decision whose text equals an active record's (ignoring case)
-// counts as that record. workspaceID may be empty (the handoff's workspace);
-// otherwise it must be the handoff's workspace, else ErrInvalid.
-func (db *DB) CaptureSnapshot(ctx context.Context, sn *Snapshot, workspaceID string, judge func(old, new DecisionRecord) bool) (_ CaptureResult, err error) {
+// FindCaptureState says whether the snapshot was captured and which record
+// each of its decisions would create or update. workspaceID may be empty
+// (the handoff's workspace); otherwise it must be the handoff's workspace,
+// else ErrInvalid. Returns ErrNotFound if there is no such snapshot.
+func (db *DB) FindCaptureState(ctx context.Context, sn *Snapshot, workspaceID string) (_ *CaptureState, err error) {
 	defer func() {
 		if err != nil {
-			err = fmt.Errorf("capture snapshot: %w", err)
+			err = fmt.Errorf("find capture state: %w", err)
 		}
 	}()
-	if sn == nil || sn.ID == "" {
-		return CaptureResult{}, Errorf(EINVALID, "A snapshot is required.")
-	}
-	res := CaptureResult{SnapshotID: sn.ID}
-
-	// Read phase: what the snapshot maps to, and the judge's verdicts.
-	var handoffWS string
-	err = db.read.QueryRowContext(ctx,
-		`SELECT h.workspace_id FROM snapshots s JOIN handoffs h ON h.id = s.handoff_id WHERE s.id = ?`, sn.ID).Scan(&handoffWS)
-	if errors.Is(err, sql.ErrNoRows) {
-		return res, fmt.Errorf("snapshot %s: %w", sn.ID, ErrNotFound)
-	} else if err != nil {
-		return res, err
-	}
-	if workspaceID == "" {
-		workspaceID = handoffWS
-	} else if workspaceID != handoffWS {
-		return res, Errorf(EINVALID, "Snapshot %s belongs to another workspace.", sn.ID)
-	}
-	if done, err := captured(ctx, db.read, sn.ID); err != nil || done {
-		res.AlreadyCaptured = done
-		return res, err
-	}
-
-	p := &sn.Payload
-	now := db.now()
-	plans, err := planCapture(ctx, db.read, sn, workspaceID, now)
+	ws, err := snapshotWorkspace(ctx, db.read, sn, workspaceID)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	if judge != nil {
-		if err := judgeCapture(ctx, db.read, plans, judge); err != nil {
-			return res, err
+	st := &CaptureState{WorkspaceID: ws}
+	if st.Captured, err = captured(ctx, db.read, sn.ID); err != nil || st.Captured {
+		return st, err
+	}
+	plans, err := planCapture(ctx, db.read, sn, ws, nil, db.now())
+	if err != nil {
+		return nil, err
+	}
+	for _, pl := range plans {
+		st.Targets = append(st.Targets, CaptureTarget{Existing: pl.existing, Changed: pl.changed})
+	}
+	return st, nil
+}
+
+// snapshotWorkspace returns the workspace of the snapshot's handoff,
+// checking it against workspaceID when one is given.
+func snapshotWorkspace(ctx context.Context, q querier, sn *Snapshot, workspaceID string) (string, error) {
+	if sn == nil || sn.ID == "" {
+		return "", Errorf(EINVALID, "A snapshot is required.")
+	}
+	var ws string
+	err := q.QueryRowContext(ctx,
+		`SELECT h.workspace_id FROM snapshots s JOIN handoffs h ON h.id = s.handoff_id WHERE s.id = ?`, sn.ID).Scan(&ws)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("snapshot %s: %w", sn.ID, ErrNotFound)
+	} else if err != nil {
+		return "", err
+	}
+	if workspaceID != "" && workspaceID != ws {
+		return "", Errorf(EINVALID, "Snapshot %s belongs to another workspace.", sn.ID)
+	}
+	return ws, nil
+}
+
+// validate checks that c fits its snapshot: one entry per decision, in
+// order, known kinds and types, and decision edges from its decisions.
+func (c *MemoryCapture) validate() error {
+	if c.Snapshot == nil || c.Snapshot.ID == "" {
+		return Errorf(EINVALID, "A snapshot is required.")
+	}
+	ds := c.Snapshot.Payload.Decisions
+	if len(c.Decisions) != len(ds) {
+		return Errorf(EINVALID, "The capture holds %d decisions; snapshot %s has %d.", len(c.Decisions), c.Snapshot.ID, len(ds))
+	}
+	ids := map[string]bool{}
+	for i, d := range ds {
+		if c.Decisions[i].DecisionID != d.ID {
+			return Errorf(EINVALID, "Capture decision %d is %q; the snapshot's is %q.", i+1, c.Decisions[i].DecisionID, d.ID)
+		}
+		ids[d.ID] = true
+	}
+	for _, l := range c.Learnings {
+		switch l.Kind {
+		case LearningDecision, LearningFile, LearningRisk:
+		default:
+			return Errorf(EINVALID, "Learning kind must be decision, file or risk, not %q.", l.Kind)
 		}
 	}
+	for _, e := range c.Relationships {
+		switch e.Type {
+		case RelDecisionFile, RelDecisionRisk:
+			if !ids[e.Source] {
+				return Errorf(EINVALID, "A %s edge starts from %q, which is no decision of snapshot %s.", e.Type, e.Source, c.Snapshot.ID)
+			}
+		case RelFileRisk:
+		default:
+			return Errorf(EINVALID, "Relationship type must be decision_file, file_risk or decision_risk, not %q.", e.Type)
+		}
+	}
+	return nil
+}
 
-	// Write phase: one transaction.
+// WriteMemoryCapture writes a capture in one transaction: a decision
+// record per snapshot decision (created, or updated when FindCaptureState
+// names an existing one; which record is read again inside the
+// transaction), the supersessions the capture asks for, its learnings and
+// its relationships, each edge counted once per snapshot. Either all of it
+// is written or nothing is.
+//
+// Capturing a snapshot again changes nothing and returns AlreadyCaptured.
+// Returns ErrInvalid if the capture does not fit its snapshot or names
+// another workspace than the handoff's, ErrNotFound if there is no such
+// snapshot.
+func (db *DB) WriteMemoryCapture(ctx context.Context, c MemoryCapture) (_ CaptureResult, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("write memory capture: %w", err)
+		}
+	}()
+	if err := c.validate(); err != nil {
+		return CaptureResult{}, err
+	}
+	sn := c.Snapshot
+	res := CaptureResult{SnapshotID: sn.ID}
+	scopes := make([]string, len(c.Decisions))
+	for i, d := range c.Decisions {
+		scopes[i] = d.Scope
+	}
+	recordOf := map[string]string{} // snapshot decision ID → record ID
+	now := db.now()
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		ws, err := snapshotWorkspace(ctx, tx, sn, c.WorkspaceID)
+		if err != nil {
+			return err
+		}
 		if done, err := captured(ctx, tx, sn.ID); err != nil || done {
 			res.AlreadyCaptured = done
 			return err
 		}
-		// Another capture may have run since the read phase; map again.
-		fresh, err := planCapture(ctx, tx, sn, workspaceID, now)
+		plans, err := planCapture(ctx, tx, sn, ws, scopes, now)
 		if err != nil {
 			return err
 		}
-		for i, pl := range fresh {
-			pl.reverses = plans[i].reverses
+		for _, pl := range plans {
 			if err := writeRecord(ctx, tx, pl, now); err != nil {
 				return err
 			}
@@ -264,19 +357,20 @@ func (db *DB) CaptureSnapshot(ctx context.Context, sn *Snapshot, workspaceID str
 			}
 			rec := pl.record
 			res.Records = append(res.Records, &rec)
+			recordOf[pl.d.ID] = rec.ID
 		}
-		for _, pl := range fresh {
+		for i, pl := range plans {
 			if pl.record.Status != DecisionActive {
 				continue // a superseded record supersedes nothing
 			}
-			for _, oldID := range pl.reverses {
+			for _, oldID := range c.Decisions[i].Reverses {
 				if oldID == pl.record.ID {
 					continue
 				}
 				r, err := tx.ExecContext(ctx,
 					`UPDATE decision_records SET status = 'superseded', superseded_by = ?, updated_at = ?
 					 WHERE id = ? AND workspace_id = ? AND status = 'active'`,
-					pl.record.ID, formatTime(now), oldID, workspaceID)
+					pl.record.ID, formatTime(now), oldID, ws)
 				if err != nil {
 					return err
 				}
@@ -285,15 +379,15 @@ func (db *DB) CaptureSnapshot(ctx context.Context, sn *Snapshot, workspaceID str
 				}
 			}
 		}
-		if res.Learnings, err = writeLearnings(ctx, tx, sn, workspaceID, fresh, now); err != nil {
+		if res.Learnings, err = writeLearnings(ctx, tx, sn, ws, c.Learnings, now); err != nil {
 			return err
 		}
-		if res.Relationships, err = writeRelationships(ctx, tx, p, workspaceID, fresh, now); err != nil {
+		if res.Relationships, err = writeRelationships(ctx, tx, ws, c.Relationships, recordOf, now); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx,
 			`INSERT INTO memory_captures (snapshot_id, workspace_id, captured_at) VALUES (?, ?, ?)`,
-			sn.ID, workspaceID, formatTime(now))
+			sn.ID, ws, formatTime(now))
 		return err
 	})
 	if err != nil {
@@ -311,20 +405,17 @@ func captured(ctx context.Context, q querier, snapshotID string) (bool, error) {
 	return n > 0, err
 }
 
-// planCapture maps each snapshot decision to the record it creates or updates.
-func planCapture(ctx context.Context, q querier, sn *Snapshot, workspaceID string, now time.Time) ([]*capturePlan, error) {
+// planCapture maps each snapshot decision to the record it creates or
+// updates. scopes, when given, are the decisions' scopes in order.
+func planCapture(ctx context.Context, q querier, sn *Snapshot, workspaceID string, scopes []string, now time.Time) ([]*capturePlan, error) {
 	p := &sn.Payload
 	var plans []*capturePlan
-	for _, d := range p.Decisions {
+	for i, d := range p.Decisions {
 		pl := &capturePlan{d: d}
-		var paths []string
-		for j, f := range p.FilesReferenced {
-			if decisionConcernsFile(d, f) {
-				pl.files = append(pl.files, j)
-				paths = append(paths, f.Path)
-			}
+		scope := ""
+		if i < len(scopes) {
+			scope = scopes[i]
 		}
-		pl.scope = DecisionScope(paths)
 
 		// The same handoff decision frozen before, else the same text.
 		ex, err := scanDecisionRecord(q.QueryRowContext(ctx,
@@ -350,7 +441,7 @@ func planCapture(ctx context.Context, q querier, sn *Snapshot, workspaceID strin
 			pl.changed = true
 			pl.record = DecisionRecord{ID: newID(), WorkspaceID: workspaceID, HandoffID: sn.HandoffID,
 				SnapshotID: sn.ID, ThreadID: p.ThreadID, DecisionID: d.ID, Label: d.Label, Content: d.Content,
-				Scope: pl.scope, Status: DecisionActive, Confidence: d.Confidence, MessageIDs: ids,
+				Scope: scope, Status: DecisionActive, Confidence: d.Confidence, MessageIDs: ids,
 				CreatedAt: now, UpdatedAt: now}
 		case ex.DecisionID == d.ID:
 			// The same handoff frozen again: take its current wording.
@@ -360,7 +451,7 @@ func planCapture(ctx context.Context, q querier, sn *Snapshot, workspaceID strin
 				// Edited and frozen again: a new decision, active again.
 				r.Status, r.SupersededBy = DecisionActive, ""
 			}
-			r.SnapshotID, r.Label, r.Content, r.Scope = sn.ID, d.Label, d.Content, pl.scope
+			r.SnapshotID, r.Label, r.Content, r.Scope = sn.ID, d.Label, d.Content, scope
 			r.Confidence, r.MessageIDs, r.UpdatedAt = d.Confidence, ids, now
 			pl.record = r
 		default:
@@ -372,40 +463,6 @@ func planCapture(ctx context.Context, q querier, sn *Snapshot, workspaceID strin
 		plans = append(plans, pl)
 	}
 	return plans, nil
-}
-
-// judgeCapture asks judge about each changed, confident decision and the
-// latest active records of its scope.
-func judgeCapture(ctx context.Context, q querier, plans []*capturePlan, judge func(old, new DecisionRecord) bool) error {
-	own := map[string]bool{}
-	for _, pl := range plans {
-		own[pl.record.ID] = true
-	}
-	for _, pl := range plans {
-		if !pl.changed || (pl.record.Confidence != nil && *pl.record.Confidence < LowConfidence) {
-			continue
-		}
-		cands, err := findDecisionRecords(ctx, q,
-			`WHERE d.workspace_id = ? AND d.scope = ? AND d.status = 'active' ORDER BY d.rid DESC LIMIT ?`,
-			pl.record.WorkspaceID, pl.record.Scope, MaxJudgeCandidates+len(plans))
-		if err != nil {
-			return err
-		}
-		asked := 0
-		for _, old := range cands {
-			if own[old.ID] || asked == MaxJudgeCandidates {
-				continue
-			}
-			asked++
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if judge(*old, pl.record) {
-				pl.reverses = append(pl.reverses, old.ID)
-			}
-		}
-	}
-	return nil
 }
 
 func writeRecord(ctx context.Context, tx *sql.Tx, pl *capturePlan, now time.Time) error {
@@ -427,96 +484,60 @@ func writeRecord(ctx context.Context, tx *sql.Tx, pl *capturePlan, now time.Time
 	return err
 }
 
-// writeLearnings adds the snapshot's learnings, skipping one its handoff
+// writeLearnings adds learnings, skipping one the snapshot's handoff
 // already taught (a handoff frozen again).
-func writeLearnings(ctx context.Context, tx *sql.Tx, sn *Snapshot, workspaceID string, plans []*capturePlan, now time.Time) (int, error) {
-	p := &sn.Payload
+func writeLearnings(ctx context.Context, tx *sql.Tx, sn *Snapshot, workspaceID string, ls []Learning, now time.Time) (int, error) {
 	added := 0
-	add := func(kind LearningKind, content, detail string, level Level, scope, path string) error {
+	for _, l := range ls {
 		var n int
 		if err := tx.QueryRowContext(ctx,
 			`SELECT COUNT(*) FROM learnings WHERE workspace_id = ? AND handoff_id = ? AND kind = ? AND path = ?
 			   AND content = ? AND detail = ?`,
-			workspaceID, sn.HandoffID, kind, path, content, detail).Scan(&n); err != nil || n > 0 {
-			return err
+			workspaceID, sn.HandoffID, l.Kind, l.Path, l.Content, l.Detail).Scan(&n); err != nil {
+			return 0, err
 		}
-		added++
-		_, err := tx.ExecContext(ctx,
-			`INSERT INTO learnings (id, workspace_id, kind, content, detail, level, scope, path, handoff_id, thread_id, snapshot_id, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			newID(), workspaceID, kind, content, detail, level, scope, path, sn.HandoffID, p.ThreadID, sn.ID, formatTime(now))
-		return err
-	}
-	for _, pl := range plans {
-		if c := pl.d.Confidence; c != nil && *c < LowConfidence {
+		if n > 0 {
 			continue
 		}
-		if err := add(LearningDecision, pl.d.Content, "", "", pl.scope, ""); err != nil {
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO learnings (id, workspace_id, kind, content, detail, level, scope, path, handoff_id, thread_id, snapshot_id, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			newID(), workspaceID, l.Kind, l.Content, l.Detail, l.Level, l.Scope, l.Path, sn.HandoffID,
+			sn.Payload.ThreadID, sn.ID, formatTime(now)); err != nil {
 			return 0, err
 		}
-	}
-	for _, f := range p.FilesReferenced {
-		if err := add(LearningFile, f.Context, "", f.Relevance, "", f.Path); err != nil {
-			return 0, err
-		}
-	}
-	for _, r := range p.Risks {
-		if err := add(LearningRisk, r.Description, r.Mitigation, r.Severity, "", ""); err != nil {
-			return 0, err
-		}
+		added++
 	}
 	return added, nil
 }
 
-type edge struct {
-	typ            RelationshipType
-	source, target string
-}
-
-// writeRelationships counts each edge the snapshot shows once.
-func writeRelationships(ctx context.Context, tx *sql.Tx, p *SnapshotPayload, workspaceID string, plans []*capturePlan, now time.Time) (int, error) {
-	var edges []edge
+// writeRelationships counts each distinct edge once, naming decisions by
+// their records.
+func writeRelationships(ctx context.Context, tx *sql.Tx, workspaceID string, edges []Relationship, recordOf map[string]string, now time.Time) (int, error) {
+	type edge struct {
+		typ            RelationshipType
+		source, target string
+	}
 	seen := map[edge]bool{}
-	add := func(e edge) {
-		if !seen[e] {
-			seen[e] = true
-			edges = append(edges, e)
-		}
-	}
-	fileRisks := make([][]int, len(p.FilesReferenced))
-	for j, f := range p.FilesReferenced {
-		for k, r := range p.Risks {
-			if riskNamesFile(r, f.Path) {
-				fileRisks[j] = append(fileRisks[j], k)
-				add(edge{RelFileRisk, f.Path, riskKey(r)})
-			}
-		}
-	}
-	for _, pl := range plans {
-		linked := map[int]bool{}
-		for _, j := range pl.files {
-			add(edge{RelDecisionFile, pl.record.ID, p.FilesReferenced[j].Path})
-			for _, k := range fileRisks[j] {
-				linked[k] = true
-			}
-		}
-		for k, r := range p.Risks {
-			if linked[k] || riskConcernsDecision(r, pl.d) {
-				add(edge{RelDecisionRisk, pl.record.ID, riskKey(r)})
-			}
-		}
-	}
 	for _, e := range edges {
+		k := edge{e.Type, e.Source, e.Target}
+		if e.Type == RelDecisionFile || e.Type == RelDecisionRisk {
+			k.source = recordOf[e.Source]
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO relationships (id, workspace_id, type, source, target, count, first_seen, last_seen)
 			 VALUES (?, ?, ?, ?, ?, 1, ?, ?)
 			 ON CONFLICT (workspace_id, type, source, target)
 			 DO UPDATE SET count = count + 1, last_seen = excluded.last_seen`,
-			newID(), workspaceID, e.typ, e.source, e.target, formatTime(now), formatTime(now)); err != nil {
+			newID(), workspaceID, k.typ, k.source, k.target, formatTime(now), formatTime(now)); err != nil {
 			return 0, err
 		}
 	}
-	return len(edges), nil
+	return len(seen), nil
 }
 
 // SupersedeDecisionRecord marks record id as superseded by record byID, by

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFTS5Available(t *testing.T) {
-	db := MustOpen(t)
+	db := mustOpen(t)
 	var used int
 	if err := db.read.QueryRow(`SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&used); err != nil {
 		t.Fatal(err)
@@ -31,11 +31,11 @@ func TestFTS5Available(t *testing.T) {
 // when a record's text changes or the record goes away.
 func TestFTSFollowsUpdates(t *testing.T) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := mustOpen(t)
 	ids := seedDecisionRecords(t, db, 2, func(i int) (string, string) { return "Use Postgres for billing", "project" })
 	count := func(q string) int {
 		t.Helper()
-		got, err := db.FindDecisionRecords(ctx, DecisionRecordFilter{Query: q})
+		got, err := db.FindDecisionRecords(ctx, DecisionRecordFilter{Terms: []string{q}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestFTSFollowsUpdates(t *testing.T) {
 
 func TestCommonTermFallsBackToRecency(t *testing.T) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := mustOpen(t)
 	n := CommonTermCap + 100
 	ids := seedDecisionRecords(t, db, n, func(i int) (string, string) {
 		if i == 0 {
@@ -69,7 +69,7 @@ func TestCommonTermFallsBackToRecency(t *testing.T) {
 		}
 		return fmt.Sprintf("Keep the ledger in region %d of the archive", i), "project"
 	})
-	got, err := db.FindDecisionRecords(ctx, DecisionRecordFilter{Query: "ledger", Limit: 5})
+	got, err := db.FindDecisionRecords(ctx, DecisionRecordFilter{Terms: []string{"ledger"}, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestCommonTermFallsBackToRecency(t *testing.T) {
 		t.Errorf("common term results = %v, want the newest first %v", gotIDs, want)
 	}
 	// A rare term is still ranked by relevance.
-	got, err = db.FindDecisionRecords(ctx, DecisionRecordFilter{Query: "region 17"})
+	got, err = db.FindDecisionRecords(ctx, DecisionRecordFilter{Terms: []string{"region", "17"}})
 	if err != nil || len(got) != 1 || got[0].ID != ids[17] {
 		t.Errorf("rare query = %v (err %v), want record 17 only", got, err)
 	}
@@ -193,7 +193,7 @@ func (v *benchVocabulary) sentence() string {
 // the very common term ("service", in ~70% of records) alone.
 func BenchmarkSearchDecisionRecords100k(b *testing.B) {
 	ctx := context.Background()
-	db := MustOpen(b)
+	db := mustOpen(b)
 	v := newBenchVocabulary()
 	scopes := []string{"project", "src/auth", "src/api", "src/db", "web", "agent", "store", "infra/k8s"}
 	started := time.Now()
@@ -203,18 +203,18 @@ func BenchmarkSearchDecisionRecords100k(b *testing.B) {
 	b.Logf("seeded 100,000 records in %v", time.Since(started).Round(time.Millisecond))
 
 	queries := []DecisionRecordFilter{
-		{Query: "service"}, // very common
-		{Query: "postgres"},
-		{Query: "jwt rotation"},
-		{Query: "cache timeout"},
-		{Query: "tok12345"}, // long tail
-		{Query: "billing", Scope: "src"},
-		{Query: "kubernetes canary rollout"},
-		{Query: "service", Status: DecisionActive},
-		{Query: "api", Status: DecisionActive},
-		{Query: "deploy the service"},
-		{Query: "websocket"},
-		{Query: "api token", Status: DecisionActive},
+		{Terms: []string{"service"}}, // very common
+		{Terms: []string{"postgres"}},
+		{Terms: []string{"jwt", "rotation"}},
+		{Terms: []string{"cache", "timeout"}},
+		{Terms: []string{"tok12345"}}, // long tail
+		{Terms: []string{"billing"}, Scope: "src"},
+		{Terms: []string{"kubernetes", "canary", "rollout"}},
+		{Terms: []string{"service"}, Status: DecisionActive},
+		{Terms: []string{"api"}, Status: DecisionActive},
+		{Terms: []string{"deploy", "service"}},
+		{Terms: []string{"websocket"}},
+		{Terms: []string{"api", "token"}, Status: DecisionActive},
 	}
 	var all, common []time.Duration
 	byQuery := map[int][]time.Duration{}
@@ -229,12 +229,12 @@ func BenchmarkSearchDecisionRecords100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(got) == 0 && f.Query == "service" {
-			b.Fatalf("%q found nothing", f.Query)
+		if len(got) == 0 && slices.Equal(f.Terms, []string{"service"}) {
+			b.Fatalf("%q found nothing", f.Terms)
 		}
 		all = append(all, d)
 		byQuery[qi] = append(byQuery[qi], d)
-		if f.Query == "service" {
+		if slices.Equal(f.Terms, []string{"service"}) {
 			common = append(common, d)
 		}
 	}
@@ -247,7 +247,7 @@ func BenchmarkSearchDecisionRecords100k(b *testing.B) {
 		return float64(s[min(len(s)-1, int(p*float64(len(s))))].Microseconds()) / 1000
 	}
 	for qi, f := range queries {
-		b.Logf("%-30q status=%-6s scope=%-3s p50 %6.2f ms  p99 %6.2f ms", f.Query, f.Status, f.Scope, ms(byQuery[qi], 0.5), ms(byQuery[qi], 0.99))
+		b.Logf("%-30q status=%-6s scope=%-3s p50 %6.2f ms  p99 %6.2f ms", strings.Join(f.Terms, " "), f.Status, f.Scope, ms(byQuery[qi], 0.5), ms(byQuery[qi], 0.99))
 	}
 	b.ReportMetric(ms(all, 0.50), "p50-ms")
 	b.ReportMetric(ms(all, 0.99), "p99-ms")

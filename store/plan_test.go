@@ -12,30 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // planSnapshot makes a thread, a handoff with decisions and a snapshot of it.
 func planSnapshot(t *testing.T, db *store.DB, decisions ...string) *store.Snapshot {
 	t.Helper()
-	ctx := context.Background()
-	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "plans"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range decisions {
-		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: d}, 0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sn, err := db.Freeze(ctx, h.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sn
+	return storetest.FrozenSnapshot(t, db, storetest.Items{Title: "plans", Decisions: storetest.Decisions(decisions...)})
 }
 
 // planClock makes the store's clock advance a millisecond per reading, so that
@@ -50,7 +33,7 @@ func planClock(db *store.DB) {
 
 func TestCreatePlanVersions(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	planClock(db)
 	sn := planSnapshot(t, db, "Use SQLite.")
 	other, err := db.Freeze(ctx, sn.HandoffID, 0)
@@ -113,7 +96,7 @@ func TestCreatePlanVersions(t *testing.T) {
 
 func TestPlanStepsAndFinish(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	planClock(db)
 	sn := planSnapshot(t, db, "Use SQLite.", "Add a plans table.")
 	p, err := db.CreatePlan(ctx, sn.ID)
@@ -208,7 +191,7 @@ func TestPlanStepsAndFinish(t *testing.T) {
 
 func TestFindPlans(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	planClock(db)
 	sn1 := planSnapshot(t, db, "Use SQLite.")
 	sn2, err := db.Freeze(ctx, sn1.HandoffID, 0)

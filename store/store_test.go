@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 func TestOpen(t *testing.T) {
@@ -69,7 +70,7 @@ func TestOpen(t *testing.T) {
 
 func TestThreadsAndMessages(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 
 	a, err := db.CreateThread(ctx, store.ThreadCreate{Title: "  Auth   rewrite "})
 	if err != nil {
@@ -127,7 +128,7 @@ func TestThreadsAndMessages(t *testing.T) {
 
 func TestMessageValidation(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	th, _ := db.CreateThread(ctx, store.ThreadCreate{Title: "t"})
 	tests := []struct {
 		name string
@@ -167,7 +168,7 @@ func TestMessageValidation(t *testing.T) {
 
 func TestDeleteFailedReply(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	th, _ := db.CreateThread(ctx, store.ThreadCreate{Title: "t"})
 	u, _ := db.CreateMessage(ctx, store.MessageCreate{ThreadID: th.ID, Role: store.RoleUser, Content: "q"})
 	ok, _ := db.CreateMessage(ctx, store.MessageCreate{ThreadID: th.ID, Role: store.RoleAssistant, Content: "a", ReplyTo: u.ID})
@@ -192,7 +193,7 @@ func TestDeleteFailedReply(t *testing.T) {
 // from callers when several goroutines write at once.
 func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	th, _ := db.CreateThread(ctx, store.ThreadCreate{Title: "t"})
 	var wg sync.WaitGroup
 	errs := make(chan error, 8*25)
@@ -222,7 +223,7 @@ func TestConcurrentWriters(t *testing.T) {
 
 func TestSettings(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	if _, err := db.Setting(ctx, "k"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("err=%v, want ErrNotFound", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // Item updates read, validate, write and return in one transaction; one
@@ -16,7 +17,7 @@ import (
 // changes nothing.
 func TestItemUpdates(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	b := newBrainstorm(t, db, "x")
 	h, _ := db.EnsureHandoff(ctx, b.thread.ID)
 	d, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Use JWT", Source: store.SourceAI, Confidence: ptr(0.9)}, 0)

@@ -11,7 +11,7 @@ import (
 
 func TestTokensUsed(t *testing.T) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := mustOpen(t)
 	now := time.Date(2026, time.October, 31, 23, 59, 59, 999_999_999, time.UTC)
 	db.SetClock(func() time.Time { return now })
 	at := func(tm time.Time) { now = tm }
@@ -134,7 +134,7 @@ func TestTokensUsed(t *testing.T) {
 // toward the budget, whether it merged or failed after the model answered.
 func TestTokensUsedCountsExtractions(t *testing.T) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := mustOpen(t)
 	since := db.now().Add(-time.Minute)
 	th, err := db.CreateThread(ctx, ThreadCreate{Title: "x"})
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/agent/offline"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 	"github.com/baton-dev/baton/web"
 )
 
@@ -160,7 +161,7 @@ func csrfCookie(b *testing.B, h http.Handler) *http.Cookie {
 // as HTML, gzipped as browsers ask for it, and with the markdown cache
 // empty (the first view after a restart).
 func BenchmarkThreadPageRender(b *testing.B) {
-	db := store.MustOpen(b)
+	db := storetest.MustOpen(b)
 	thread := seedBrainstorm(b, db, benchMessages)
 	srv := newBenchServer(b, db, offline.New())
 	cookie := csrfCookie(b, srv)
@@ -223,7 +224,7 @@ func BenchmarkThreadPageRender(b *testing.B) {
 // p99 ≤ 10 ms). One op is one whole measurement round, so ns/op and the
 // allocation figures are not per request; read the custom metrics.
 func BenchmarkServerThroughput(b *testing.B) {
-	db := store.MustOpen(b)
+	db := storetest.MustOpen(b)
 	thread := seedBrainstorm(b, db, benchMessages)
 	srv := newBenchServer(b, db, offline.New())
 	cookie := csrfCookie(b, srv)
@@ -458,7 +459,7 @@ func BenchmarkSSEPerToken(b *testing.B) {
 				// About four words a delta, as providers send them.
 				deltas[i] = strings.Join([]string{words[i%len(words)], words[(i+1)%len(words)], words[(i+2)%len(words)], words[(i+3)%len(words)]}, "")
 			}
-			db := store.MustOpen(b)
+			db := storetest.MustOpen(b)
 			srv := newBenchServer(b, db, deltaModel{deltas: deltas})
 			ts := serveBench(b, srv)
 			tr := &http.Transport{DisableCompression: true}
@@ -536,7 +537,7 @@ func readReplyStream(client *http.Client, req *http.Request) (int, error) {
 // transferred). wire-B/load counts response bytes on the connection,
 // headers included; body-B/load the (compressed) bodies alone.
 func BenchmarkChatPageFirstLoad(b *testing.B) {
-	db := store.MustOpen(b)
+	db := storetest.MustOpen(b)
 	empty, err := db.CreateThread(context.Background(), store.ThreadCreate{Title: "New idea"})
 	if err != nil {
 		b.Fatal(err)

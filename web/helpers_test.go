@@ -21,6 +21,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 	"github.com/baton-dev/baton/web"
 )
 
@@ -55,7 +56,7 @@ func newApp(t *testing.T, p agent.Provider) *testApp {
 // and Version are filled in.
 func newAppWith(t *testing.T, cfg web.Config) *testApp {
 	t.Helper()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	cfg.DB = db
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.SessionKey = []byte("0123456789abcdef0123456789abcdef")

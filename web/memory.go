@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/adr"
 	"github.com/baton-dev/baton/views"
 )
 
@@ -25,7 +26,7 @@ func (s *Server) captureMemory(ctx context.Context, sn *store.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.CaptureSnapshot(ctx, sn, h.WorkspaceID, agent.ReversalJudge(s.provider))
+	res, err := agent.CaptureSnapshot(ctx, s.db, sn, h.WorkspaceID, agent.ReversalJudge(s.provider))
 	if err != nil {
 		return fmt.Errorf("capture snapshot %s: %w", sn.ID, err)
 	}
@@ -91,14 +92,15 @@ func (s *Server) handleMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if ms.Decisions, err = s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Query: ms.Query, Scope: ms.Scope, Status: status}); err != nil {
+	terms := agent.SearchTerms(ms.Query)
+	if ms.Decisions, err = s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Terms: terms, Scope: ms.Scope, Status: status}); err != nil {
 		return err
 	}
-	if ms.Risks, err = s.db.FindLearnings(ctx, store.LearningFilter{Query: ms.Query, Kind: store.LearningRisk, Limit: 20}); err != nil {
+	if ms.Risks, err = s.db.FindLearnings(ctx, store.LearningFilter{Terms: terms, Kind: store.LearningRisk, Limit: 20}); err != nil {
 		return err
 	}
 	if ms.Query != "" {
-		if ms.Learnings, err = s.db.FindLearnings(ctx, store.LearningFilter{Query: ms.Query, Limit: 20}); err != nil {
+		if ms.Learnings, err = s.db.FindLearnings(ctx, store.LearningFilter{Terms: terms, Limit: 20}); err != nil {
 			return err
 		}
 	}
@@ -160,8 +162,8 @@ func (s *Server) handleDecisionADR(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+agent.ADRFileName(1, *d)+`"`)
-	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", agent.ADRMarkdown(*d, agent.ADROptions{}))
+	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+adr.FileName(1, *d)+`"`)
+	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", adr.Markdown(*d, adr.Options{}))
 }
 
 // handleADRZip serves GET /decisions/adr.zip: every active decision as ADRs.
@@ -179,7 +181,7 @@ func (s *Server) handleADRZip(c echo.Context) error {
 		}
 		full = append(full, r)
 	}
-	zip, err := agent.ADRZip(full, agent.ADROptions{})
+	zip, err := adr.Zip(full, adr.Options{})
 	if err != nil {
 		return err
 	}
@@ -271,7 +273,7 @@ func (s *Server) handleAPIDecisionList(c echo.Context) error {
 		return err
 	}
 	list, err := s.db.FindDecisionRecords(c.Request().Context(), store.DecisionRecordFilter{
-		Query: c.QueryParam("q"), Scope: c.QueryParam("scope"), Status: status})
+		Terms: agent.SearchTerms(c.QueryParam("q")), Scope: c.QueryParam("scope"), Status: status})
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agent/offline"
-	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // TestRecoverMemory checks that a snapshot frozen without being captured
@@ -15,20 +15,7 @@ import (
 func TestRecoverMemory(t *testing.T) {
 	ctx := context.Background()
 	app := newApp(t, offline.New())
-	th, err := app.DB.CreateThread(ctx, store.ThreadCreate{Title: "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := app.DB.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := app.DB.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Keep sessions in Redis."}, 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := app.DB.Freeze(ctx, h.ID, 0); err != nil {
-		t.Fatal(err)
-	}
+	storetest.FrozenSnapshot(t, app.DB, storetest.Items{Decisions: storetest.Decisions("Keep sessions in Redis.")})
 	if _, body := app.get("/api/v1/decisions"); strings.Contains(body, "Redis") {
 		t.Fatal("the decision is in memory before recovery; the test proves nothing")
 	}

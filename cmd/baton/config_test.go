@@ -20,7 +20,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/agent/offline"
-	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // envOf is env (main_test.go) over a map.
@@ -167,7 +167,7 @@ func TestTokenBudgetConfig(t *testing.T) {
 		{name: "environment not a number", env: map[string]string{"BATON_TOKEN_BUDGET": "1e6"}, provider: "anthropic", wantCode: 2},
 		{name: "environment negative", env: map[string]string{"BATON_TOKEN_BUDGET": "-5"}, provider: "anthropic", wantCode: 2},
 	}
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := serveConfig(t, tt.env, tt.args...)

@@ -24,6 +24,7 @@ import (
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/agent/offline"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 	"github.com/baton-dev/baton/web"
 )
 
@@ -127,7 +128,7 @@ func (p slowProvider) Extract(ctx context.Context, msgs []agent.TranscriptMessag
 
 func newServer(t *testing.T) (*httptest.Server, *store.DB) {
 	t.Helper()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	srv := web.New(web.Config{DB: db, Provider: slowProvider{offline.New()},
 		Logger: slog.New(slog.DiscardHandler), SessionKey: []byte("0123456789abcdef0123456789abcdef")})
 	ts := httptest.NewServer(srv)

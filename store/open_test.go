@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// MustOpen opens a fresh database in a temporary folder for a test or
-// benchmark and closes it when the test ends.
-func MustOpen(tb testing.TB) *DB {
+// mustOpen is storetest.MustOpen for the tests inside this package, which
+// cannot import storetest (it imports store).
+func mustOpen(tb testing.TB) *DB {
 	tb.Helper()
 	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "baton.db"))
 	if err != nil {

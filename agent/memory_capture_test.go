@@ -1,4 +1,4 @@
-package store_test
+package agent_test
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 // memDecision, memFile and memRisk describe a handoff's items for memHandoff.
@@ -38,66 +39,40 @@ type memSpec struct {
 func conf(v float64) *float64 { return &v }
 
 // memHandoff makes a thread with a handoff holding spec's items and
-// returns the handoff's ID.
+// returns the handoff's ID. A decision with a confidence was extracted,
+// one without was pinned.
 func memHandoff(t *testing.T, db *store.DB, spec memSpec) string {
 	t.Helper()
-	ctx := context.Background()
-	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := db.EnsureHandoff(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := storetest.Items{Title: "Memory"}
 	for _, d := range spec.decisions {
 		src := store.SourcePinned
 		if d.confidence != nil {
 			src = store.SourceAI
 		}
-		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: d.content, Source: src, Confidence: d.confidence}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Decisions = append(in.Decisions, store.DecisionCreate{Content: d.content, Source: src, Confidence: d.confidence})
 	}
 	for _, f := range spec.files {
-		if _, err := db.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: f.path, Relevance: store.LevelHigh, Context: f.context}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Files = append(in.Files, store.FileRefInput{Path: f.path, Relevance: store.LevelHigh, Context: f.context})
 	}
 	for _, r := range spec.risks {
-		sev := r.severity
-		if sev == "" {
-			sev = store.LevelMedium
-		}
-		if _, err := db.CreateRisk(ctx, h.ID, store.RiskInput{Description: r.description, Severity: sev, Mitigation: r.mitigation}, 0); err != nil {
-			t.Fatal(err)
-		}
+		in.Risks = append(in.Risks, store.RiskInput{Description: r.description, Severity: r.severity, Mitigation: r.mitigation})
 	}
-	return h.ID
+	return storetest.NewHandoff(t, db, in).ID
 }
 
 // memCapture freezes a handoff and captures the snapshot.
-func memCapture(t *testing.T, db *store.DB, handoffID string, judge func(old, new store.DecisionRecord) bool) (*store.Snapshot, store.CaptureResult) {
+func memCapture(t *testing.T, db *store.DB, handoffID string, judge agent.Judge) (*store.Snapshot, store.CaptureResult) {
 	t.Helper()
 	ctx := context.Background()
 	sn, err := db.Freeze(ctx, handoffID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := db.CaptureSnapshot(ctx, sn, "", judge)
+	res, err := agent.CaptureSnapshot(ctx, db, sn, "", judge)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sn, res
-}
-
-// ticking returns a clock that moves a second on every call.
-func ticking() func() time.Time {
-	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	return func() time.Time {
-		now = now.Add(time.Second)
-		return now
-	}
 }
 
 var authSpec = memSpec{
@@ -140,7 +115,7 @@ func edgesOf(t *testing.T, db *store.DB, records map[string]string, paths ...str
 
 func TestCaptureSnapshot(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	hid := memHandoff(t, db, authSpec)
 	sn, res := memCapture(t, db, hid, nil)
@@ -215,7 +190,7 @@ func TestCaptureSnapshot(t *testing.T) {
 	}
 
 	// Capturing the same snapshot again changes nothing.
-	again, err := db.CaptureSnapshot(ctx, sn, "", nil)
+	again, err := agent.CaptureSnapshot(ctx, db, sn, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,41 +233,41 @@ func TestCaptureSnapshot(t *testing.T) {
 
 func TestCaptureSnapshotErrors(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
-	if _, err := db.CaptureSnapshot(ctx, nil, "", nil); !errors.Is(err, store.ErrInvalid) {
+	db := storetest.MustOpen(t)
+	if _, err := agent.CaptureSnapshot(ctx, db, nil, "", nil); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("nil snapshot: err = %v, want ErrInvalid", err)
 	}
-	if _, err := db.CaptureSnapshot(ctx, &store.Snapshot{ID: "nope"}, "", nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := agent.CaptureSnapshot(ctx, db, &store.Snapshot{ID: "nope"}, "", nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown snapshot: err = %v, want ErrNotFound", err)
 	}
 	sn, err := db.Freeze(ctx, memHandoff(t, db, authSpec), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CaptureSnapshot(ctx, sn, "other-workspace", nil); !errors.Is(err, store.ErrInvalid) {
+	if _, err := agent.CaptureSnapshot(ctx, db, sn, "other-workspace", nil); !errors.Is(err, store.ErrInvalid) {
 		t.Errorf("other workspace: err = %v, want ErrInvalid", err)
 	}
 }
 
 // insteadOf is a stand-in judge: new reverses old when it says "instead of"
 // a word old contains.
-func insteadOf(old, new store.DecisionRecord) bool {
+func insteadOf(_ context.Context, old, new store.DecisionRecord) (bool, error) {
 	_, after, ok := strings.Cut(strings.ToLower(new.Content), "instead of ")
-	return ok && strings.Contains(strings.ToLower(old.Content), strings.Fields(after)[0])
+	return ok && strings.Contains(strings.ToLower(old.Content), strings.Fields(after)[0]), nil
 }
 
 func TestCaptureSupersedes(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	_, first := memCapture(t, db, memHandoff(t, db, memSpec{
 		decisions: []memDecision{{"Use JWT for sessions in src/auth/jwt.ts", conf(0.9)}, {"Log in src/log/log.go", conf(0.9)}},
 		files:     []memFile{{"src/auth/jwt.ts", ""}, {"src/log/log.go", ""}},
 	}), insteadOf)
 	var asked []string
-	judge := func(old, new store.DecisionRecord) bool {
+	judge := func(ctx context.Context, old, new store.DecisionRecord) (bool, error) {
 		asked = append(asked, old.Content+" → "+new.Content)
-		return insteadOf(old, new)
+		return insteadOf(ctx, old, new)
 	}
 	_, second := memCapture(t, db, memHandoff(t, db, memSpec{
 		decisions: []memDecision{
@@ -331,7 +306,7 @@ func TestCaptureSupersedes(t *testing.T) {
 
 func TestSupersedeAndReactivate(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	_, res := memCapture(t, db, memHandoff(t, db, memSpec{decisions: []memDecision{
 		{"Use Postgres", nil}, {"Use SQLite", nil}, {"Use MySQL", nil},
@@ -387,7 +362,7 @@ func TestSupersedeAndReactivate(t *testing.T) {
 
 func TestFindDecisionRecordsSearch(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	_, res := memCapture(t, db, memHandoff(t, db, memSpec{
 		decisions: []memDecision{
@@ -408,14 +383,14 @@ func TestFindDecisionRecordsSearch(t *testing.T) {
 		f    store.DecisionRecordFilter
 		want []string
 	}{
-		{"twice ranks above once", store.DecisionRecordFilter{Query: "cache"}, []string{pages.ID, evict.ID, backup.ID}},
-		{"stemmed, all words required", store.DecisionRecordFilter{Query: "caching backups"}, []string{backup.ID}},
-		{"status", store.DecisionRecordFilter{Query: "cache", Status: store.DecisionActive}, []string{pages.ID, backup.ID}},
+		{"twice ranks above once", store.DecisionRecordFilter{Terms: agent.SearchTerms("cache")}, []string{pages.ID, evict.ID, backup.ID}},
+		{"stemmed, all words required", store.DecisionRecordFilter{Terms: agent.SearchTerms("caching backups")}, []string{backup.ID}},
+		{"status", store.DecisionRecordFilter{Terms: agent.SearchTerms("cache"), Status: store.DecisionActive}, []string{pages.ID, backup.ID}},
 		{"scope and under", store.DecisionRecordFilter{Scope: "src"}, []string{evict.ID, pages.ID, backup.ID}},
-		{"scope", store.DecisionRecordFilter{Scope: "infra", Query: "planets"}, []string{res.Records[2].ID}},
-		{"other scope", store.DecisionRecordFilter{Scope: "src/cach", Query: "cache"}, nil},
-		{"FTS syntax is text", store.DecisionRecordFilter{Query: `cache" OR "planets`}, nil},
-		{"no match", store.DecisionRecordFilter{Query: "kubernetes"}, nil},
+		{"scope", store.DecisionRecordFilter{Scope: "infra", Terms: agent.SearchTerms("planets")}, []string{res.Records[2].ID}},
+		{"other scope", store.DecisionRecordFilter{Scope: "src/cach", Terms: agent.SearchTerms("cache")}, nil},
+		{"FTS syntax is text", store.DecisionRecordFilter{Terms: []string{`cache" OR "planets`}}, nil},
+		{"no match", store.DecisionRecordFilter{Terms: agent.SearchTerms("kubernetes")}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -433,7 +408,7 @@ func TestFindDecisionRecordsSearch(t *testing.T) {
 		})
 	}
 
-	got, err := db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Query: "backups"})
+	got, err := db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Terms: agent.SearchTerms("backups")})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %d records, err %v", len(got), err)
 	}
@@ -453,7 +428,7 @@ func TestFindDecisionRecordsSearch(t *testing.T) {
 
 func TestFindFileRelationships(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	spec := memSpec{
 		decisions: []memDecision{{"Sign tokens with EdDSA in src/auth/jwt.ts", nil}, {"Paginate the audit log", nil}},
@@ -486,56 +461,12 @@ func TestFindFileRelationships(t *testing.T) {
 	}
 }
 
-func TestFindMemory(t *testing.T) {
-	ctx := context.Background()
-	db := store.MustOpen(t)
-	db.SetClock(ticking())
-	_, res := memCapture(t, db, memHandoff(t, db, memSpec{
-		decisions: []memDecision{
-			{"Rate limit the login endpoint in src/auth/login.go", nil},
-			{"Use Redis for the job queue in src/jobs/queue.go", nil},
-			{"Throttle login by IP and by account in src/auth/login.go", nil},
-		},
-		files: []memFile{{"src/auth/login.go", "Login handler"}, {"src/jobs/queue.go", "Queue"}},
-		risks: []memRisk{{"Lockout abuse on login.go", "Per-account backoff", store.LevelHigh}, {"Redis memory", "", store.LevelLow}},
-	}), nil)
-	limit, redis, throttle := res.Records[0], res.Records[1], res.Records[2]
-	if err := db.SupersedeDecisionRecord(ctx, limit.ID, throttle.ID); err != nil {
-		t.Fatal(err)
-	}
-	m, err := db.FindMemory(ctx, store.MemoryFilter{Query: "how should login throttling work in src/auth/login.go?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, d := range m.Decisions {
-		ids = append(ids, d.ID)
-	}
-	if diff := cmp.Diff([]string{throttle.ID, redis.ID}, ids); diff != "" {
-		t.Errorf("decisions (-want +got):\n%s", diff)
-	}
-	if len(m.Risks) != 2 || m.Risks[0].Content != "Lockout abuse on login.go" {
-		t.Errorf("risks = %+v, want lockout first", m.Risks)
-	}
-	if len(m.Files) != 2 || m.Files[0].Path != "src/auth/login.go" || !m.Files[0].InPlay {
-		t.Errorf("files = %+v, want login.go in play first", m.Files)
-	}
-	if len(m.FileLinks) != 1 || m.FileLinks[0].Path != "src/auth/login.go" {
-		t.Fatalf("file links = %+v, want login.go's", m.FileLinks)
-	}
-	for _, d := range m.FileLinks[0].Decisions {
-		if d.Record.Status != store.DecisionActive {
-			t.Errorf("file links hold superseded %q", d.Record.Content)
-		}
-	}
-}
-
 // TestSupersessionNeverLoops re-freezes an edited decision that had been
 // superseded: it becomes a new, active decision that may supersede the one
 // that replaced it, but the two never end up superseding each other.
 func TestSupersessionNeverLoops(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
 	h1 := memHandoff(t, db, memSpec{decisions: []memDecision{{"Use mysql for storage in src/db/db.go", conf(0.9)}},
 		files: []memFile{{"src/db/db.go", ""}}})
@@ -549,8 +480,8 @@ func TestSupersessionNeverLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := db.UpdateDecision(ctx, h1, h.Decisions[0].ID, store.DecisionUpdate{
-		Content: ptr("Use mysql for storage in src/db/db.go instead of postgres"), Version: h.Version}); err != nil {
+	edit := "Use mysql for storage in src/db/db.go instead of postgres"
+	if _, _, err := db.UpdateDecision(ctx, h1, h.Decisions[0].ID, store.DecisionUpdate{Content: &edit, Version: h.Version}); err != nil {
 		t.Fatal(err)
 	}
 	memCapture(t, db, h1, insteadOf)

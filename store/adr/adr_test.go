@@ -1,9 +1,8 @@
-package agent_test
+package adr_test
 
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"io"
 	"strings"
 	"testing"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/adr"
 )
 
 func TestADRFileName(t *testing.T) {
@@ -27,41 +26,36 @@ func TestADRFileName(t *testing.T) {
 		{4, "!!!", "0004-decision.md"},
 	}
 	for _, tt := range tests {
-		if got := agent.ADRFileName(tt.n, store.DecisionRecord{Content: tt.content}); got != tt.want {
-			t.Errorf("ADRFileName(%d, %q) = %q, want %q", tt.n, tt.content, got, tt.want)
+		if got := adr.FileName(tt.n, store.DecisionRecord{Content: tt.content}); got != tt.want {
+			t.Errorf("FileName(%d, %q) = %q, want %q", tt.n, tt.content, got, tt.want)
 		}
 	}
 }
 
 func TestADRMarkdown(t *testing.T) {
-	ctx := context.Background()
-	db := store.MustOpen(t)
-	db.SetClock(ticking())
-	first, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
-		[]string{"Use JWT for sessions in src/auth/jwt.ts."},
-		[][2]string{{"src/auth/jwt.ts", "Token code"}},
-		[][2]string{{"Key leak from jwt.ts", "Rotate keys"}}), "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
-		[]string{"Use server sessions in src/auth/session.ts instead of JWT."}, [][2]string{{"src/auth/session.ts", "Sessions"}}, nil),
-		"", agent.ReversalJudge(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := db.FindDecisionRecordByID(ctx, first.Records[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := string(agent.ADRMarkdown(*old, agent.ADROptions{Number: 1, BaseURL: "https://baton.example/"}))
+	at := time.Date(2026, 3, 1, 9, 0, 1, 0, time.UTC)
+	// Two records as the store returns them from FindDecisionRecordByID: the
+	// first superseded by the second.
+	old := store.DecisionRecord{ID: "rec-old", HandoffID: "h1", SnapshotID: "s1", ThreadID: "t1", Label: "D1",
+		Content: "Use JWT for sessions in src/auth/jwt.ts.", Scope: "src/auth", Status: store.DecisionSuperseded,
+		SupersededBy: "rec-new", MessageIDs: []string{}, CreatedAt: at, UpdatedAt: at.Add(time.Minute),
+		Files: []store.Relationship{{Type: store.RelDecisionFile, Source: "rec-old", Target: "src/auth/jwt.ts", Count: 1}},
+		Risks: []store.RiskLink{{Relationship: store.Relationship{Type: store.RelDecisionRisk, Source: "rec-old", Target: "Key leak from jwt.ts", Count: 1},
+			Severity: store.LevelHigh, Mitigation: "Rotate keys"}}}
+	neu := store.DecisionRecord{ID: "rec-new", HandoffID: "h2", SnapshotID: "s2", ThreadID: "t2", Label: "D1",
+		Content: "Use server sessions in src/auth/session.ts instead of JWT.", Scope: "src/auth", Status: store.DecisionActive,
+		MessageIDs: []string{}, CreatedAt: at.Add(time.Minute), UpdatedAt: at.Add(time.Minute)}
+	old.Chain = []*store.DecisionRecord{&old, &neu}
+	neu.Chain = old.Chain
+
+	md := string(adr.Markdown(old, adr.Options{Number: 1, BaseURL: "https://baton.example/"}))
 	for _, want := range []string{
-		"---\nstatus: superseded by decision " + second.Records[0].ID + "\ndate: 2026-03-01\nscope: src/auth\n---\n",
+		"---\nstatus: superseded by decision " + neu.ID + "\ndate: 2026-03-01\nscope: src/auth\n---\n",
 		"# ADR-0001: Use JWT for sessions in src/auth/jwt.ts\n",
 		"## Context and Problem Statement\n",
 		"## Decision Outcome\n\nUse JWT for sessions in src/auth/jwt.ts.\n",
 		"### Consequences\n\n* Changes `src/auth/jwt.ts` (tied together in 1 handoff).\n* Risk (high): Key leak from jwt.ts Mitigation: Rotate keys\n",
-		"* Superseded by: [Use server sessions in src/auth/session.ts instead of JWT](https://baton.example/decisions/" + second.Records[0].ID + ")\n",
+		"* Superseded by: [Use server sessions in src/auth/session.ts instead of JWT](https://baton.example/decisions/" + neu.ID + ")\n",
 		"* Source handoff: [" + old.HandoffID + "](https://baton.example/h/" + old.HandoffID + ")\n",
 	} {
 		if !strings.Contains(md, want) {
@@ -69,11 +63,7 @@ func TestADRMarkdown(t *testing.T) {
 		}
 	}
 
-	neu, err := db.FindDecisionRecordByID(ctx, second.Records[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md = string(agent.ADRMarkdown(*neu, agent.ADROptions{}))
+	md = string(adr.Markdown(neu, adr.Options{}))
 	for _, want := range []string{
 		"status: accepted\n",
 		"# Use server sessions in src/auth/session.ts instead of JWT\n",
@@ -92,7 +82,7 @@ func TestADRZip(t *testing.T) {
 		{ID: "a", Content: "Use Postgres", Status: store.DecisionSuperseded, SupersededBy: "c", Scope: "project", CreatedAt: at, UpdatedAt: at},
 		{ID: "c", Content: "Use SQLite", Status: store.DecisionActive, Scope: "project", CreatedAt: at.Add(2 * time.Hour), UpdatedAt: at},
 	}
-	b, err := agent.ADRZip(records, agent.ADROptions{})
+	b, err := adr.Zip(records, adr.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +109,7 @@ func TestADRZip(t *testing.T) {
 		!strings.Contains(got, "# ADR-0001: Use Postgres\n") || !strings.Contains(got, "](0003-use-sqlite.md)") {
 		t.Errorf("0001 does not link to 0003:\n%s", got)
 	}
-	again, err := agent.ADRZip(records, agent.ADROptions{})
+	again, err := adr.Zip(records, adr.Options{})
 	if err != nil || !bytes.Equal(b, again) {
 		t.Errorf("the same records made a different archive (err %v)", err)
 	}

@@ -1,4 +1,7 @@
-package agent
+// Package adr exports decision records as architecture decision records:
+// MADR-style markdown files, one per decision, or a zip of them. It renders
+// what the store holds and calls no model.
+package adr
 
 import (
 	"archive/zip"
@@ -14,8 +17,8 @@ import (
 	"github.com/baton-dev/baton/store"
 )
 
-// ADROptions shape an exported architecture decision record.
-type ADROptions struct {
+// Options shape an exported architecture decision record.
+type Options struct {
 	// Number is the ADR's number, shown in the title as ADR-0001; zero
 	// leaves it out.
 	Number int
@@ -24,16 +27,16 @@ type ADROptions struct {
 	// site-relative when it is empty.
 	BaseURL string
 	// Files maps record IDs to ADR file names, so that supersession links
-	// point at files of the same export; ADRZip sets it.
+	// point at files of the same export; Zip sets it.
 	Files map[string]string
 }
 
 // maxTitleLen is the longest ADR title, in characters.
 const maxTitleLen = 80
 
-// ADRTitle is the title of a decision's ADR: its first sentence, cut at a
+// Title is the title of a decision's ADR: its first sentence, cut at a
 // word to at most 80 characters.
-func ADRTitle(content string) string {
+func Title(content string) string {
 	t := strings.Join(strings.Fields(content), " ")
 	for i, r := range t {
 		if (r == '.' || r == '!' || r == '?' || r == ';') && (i+1 == len(t) || t[i+1] == ' ') && i > 0 {
@@ -55,12 +58,12 @@ func ADRTitle(content string) string {
 	return t
 }
 
-// ADRFileName is the file name of ADR number n: the number on four digits
+// FileName is the file name of ADR number n: the number on four digits
 // and a slug of the title, as in 0001-use-postgres.md.
-func ADRFileName(n int, r store.DecisionRecord) string {
+func FileName(n int, r store.DecisionRecord) string {
 	var b strings.Builder
 	dash := false
-	for _, c := range strings.ToLower(ADRTitle(r.Content)) {
+	for _, c := range strings.ToLower(Title(r.Content)) {
 		if c < utf8.RuneSelf && (unicode.IsLetter(c) || unicode.IsDigit(c)) {
 			if dash && b.Len() > 0 {
 				b.WriteByte('-')
@@ -81,13 +84,13 @@ func ADRFileName(n int, r store.DecisionRecord) string {
 	return fmt.Sprintf("%04d-%s.md", n, slug)
 }
 
-// ADRMarkdown renders a decision record as a MADR-style markdown file:
+// Markdown renders a decision record as a MADR-style markdown file:
 // front matter (status, date, scope), the title, the context (the summary
 // of the snapshot it came from), the decision, its consequences (the files
 // it concerns and the risks tied to it) and links to the source handoff and
 // messages and to the records it superseded or that superseded it. Give it
 // a record from store.DB.FindDecisionRecordByID to have all of these.
-func ADRMarkdown(r store.DecisionRecord, opts ADROptions) []byte {
+func Markdown(r store.DecisionRecord, opts Options) []byte {
 	var b bytes.Buffer
 	link := func(p string) string {
 		if opts.BaseURL == "" {
@@ -99,7 +102,7 @@ func ADRMarkdown(r store.DecisionRecord, opts ADROptions) []byte {
 		title := "decision " + id
 		for _, c := range r.Chain {
 			if c.ID == id {
-				title = ADRTitle(c.Content)
+				title = Title(c.Content)
 			}
 		}
 		if f, ok := opts.Files[id]; ok {
@@ -119,7 +122,7 @@ func ADRMarkdown(r store.DecisionRecord, opts ADROptions) []byte {
 	}
 	fmt.Fprintf(&b, "---\nstatus: %s\ndate: %s\nscope: %s\n---\n\n", yamlText(status), r.CreatedAt.UTC().Format(time.DateOnly), yamlText(r.Scope))
 
-	title := mdText(ADRTitle(r.Content))
+	title := mdText(Title(r.Content))
 	if opts.Number > 0 {
 		title = fmt.Sprintf("ADR-%04d: %s", opts.Number, title)
 	}
@@ -189,12 +192,12 @@ func yamlText(s string) string {
 	return s
 }
 
-// ADRZip renders records as a zip of ADRMarkdown files, numbered 0001, 0002,
+// Zip renders records as a zip of Markdown files, numbered 0001, 0002,
 // … in the order they were decided (oldest first), so that an export reads
 // as a log. Supersession links between records of the export point at their
 // files. File times are the records' last changes, so the same records make
 // the same archive.
-func ADRZip(records []*store.DecisionRecord, opts ADROptions) ([]byte, error) {
+func Zip(records []*store.DecisionRecord, opts Options) ([]byte, error) {
 	sorted := slices.Clone(records)
 	slices.SortStableFunc(sorted, func(a, b *store.DecisionRecord) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
@@ -208,7 +211,7 @@ func ADRZip(records []*store.DecisionRecord, opts ADROptions) ([]byte, error) {
 	}
 	names := make([]string, len(sorted))
 	for i, r := range sorted {
-		names[i] = ADRFileName(i+1, *r)
+		names[i] = FileName(i+1, *r)
 		files[r.ID] = names[i]
 	}
 	var buf bytes.Buffer
@@ -220,7 +223,7 @@ func ADRZip(records []*store.DecisionRecord, opts ADROptions) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("adr zip: %w", err)
 		}
-		if _, err := w.Write(ADRMarkdown(*r, o)); err != nil {
+		if _, err := w.Write(Markdown(*r, o)); err != nil {
 			return nil, fmt.Errorf("adr zip: %w", err)
 		}
 	}
@@ -228,4 +231,11 @@ func ADRZip(records []*store.DecisionRecord, opts ADROptions) ([]byte, error) {
 		return nil, fmt.Errorf("adr zip: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,0 +1,103 @@
+// Package storetest helps tests run against a real store: a fresh SQLite
+// database per test and the fixtures many tests share. Only tests import
+// it, so the testing package never reaches the baton binary.
+package storetest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/baton-dev/baton/store"
+)
+
+// MustOpen opens a fresh database in a temporary folder for a test or
+// benchmark and closes it when the test ends.
+func MustOpen(tb testing.TB) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "baton.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Items describes a handoff for NewHandoff and FrozenSnapshot. A file with
+// no relevance is high; a risk with no severity is medium.
+type Items struct {
+	Title       string // the thread's title; "Test" when empty
+	WorkspaceID string // the default workspace when empty
+	Decisions   []store.DecisionCreate
+	Files       []store.FileRefInput
+	Risks       []store.RiskInput
+	Summary     string
+}
+
+// Decisions returns a decision to create for each text, with no source or
+// confidence given (the store's defaults).
+func Decisions(contents ...string) []store.DecisionCreate {
+	out := make([]store.DecisionCreate, len(contents))
+	for i, c := range contents {
+		out[i] = store.DecisionCreate{Content: c}
+	}
+	return out
+}
+
+// NewHandoff makes a thread and a draft handoff holding in's items, and
+// returns the handoff.
+func NewHandoff(tb testing.TB, db *store.DB, in Items) *store.Handoff {
+	tb.Helper()
+	ctx := context.Background()
+	title := in.Title
+	if title == "" {
+		title = "Test"
+	}
+	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: title, WorkspaceID: in.WorkspaceID})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := db.EnsureHandoff(ctx, th.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range in.Decisions {
+		if _, _, err := db.CreateDecision(ctx, h.ID, d, 0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, f := range in.Files {
+		if f.Relevance == "" {
+			f.Relevance = store.LevelHigh
+		}
+		if _, err := db.CreateFileRef(ctx, h.ID, f, 0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, r := range in.Risks {
+		if r.Severity == "" {
+			r.Severity = store.LevelMedium
+		}
+		if _, err := db.CreateRisk(ctx, h.ID, r, 0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if in.Summary != "" {
+		if _, err := db.SetSummary(ctx, h.ID, in.Summary, 0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return h
+}
+
+// FrozenSnapshot makes a handoff holding in's items, as NewHandoff does,
+// freezes it and returns the snapshot.
+func FrozenSnapshot(tb testing.TB, db *store.DB, in Items) *store.Snapshot {
+	tb.Helper()
+	h := NewHandoff(tb, db, in)
+	sn, err := db.Freeze(context.Background(), h.ID, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sn
+}
