@@ -46,7 +46,7 @@ func TestADRMarkdown(t *testing.T) {
 	}
 	second, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
 		[]string{"Use server sessions in src/auth/session.ts instead of JWT."}, [][2]string{{"src/auth/session.ts", "Sessions"}}, nil),
-		"", agent.ReversalJudge(nil))
+		"", agent.JudgeOrRule(ctx, agent.RuleJudge))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,21 +188,40 @@ Return one JSON object: {"reverses": true|false, "reason": "<one short sentence>
 // JudgeTimeout bounds one model call of the judge ReversalJudge returns.
 const JudgeTimeout = 30 * time.Second
 
-// ReversalJudge returns the judge store.DB.CaptureSnapshot uses to decide
-// whether a new decision reverses an old one of the same scope. With the
-// offline provider (or none) it is the Reverses rule. With a model it asks
-// for a structured yes or no, one call per pair (CaptureSnapshot asks about
-// at most store.MaxJudgeCandidates earlier decisions per new one), each
-// bounded by JudgeTimeout; if the call fails or the reply does not match the
-// schema, the rule decides.
-func ReversalJudge(p Provider) func(old, new store.DecisionRecord) bool {
-	if p == nil || p.Name() == "offline" {
-		return func(old, new store.DecisionRecord) bool { return Reverses(old.Content, new.Content) }
+// A Judge decides whether decision new reverses old, an earlier active
+// decision of the same scope. It fails only when it could not decide.
+type Judge func(ctx context.Context, old, new store.DecisionRecord) (bool, error)
+
+// RuleJudge is the Judge that needs no model: the Reverses rule.
+func RuleJudge(_ context.Context, old, new store.DecisionRecord) (bool, error) {
+	return Reverses(old.Content, new.Content), nil
+}
+
+// ReversalJudge returns the Judge that asks p for a structured yes or no,
+// one call per pair (CaptureSnapshot asks about at most
+// store.MaxJudgeCandidates earlier decisions per new one), each bounded by
+// JudgeTimeout. A failed call or a reply that does not match the schema is
+// an error. Without a provider it is RuleJudge.
+func ReversalJudge(p Provider) Judge {
+	if p == nil {
+		return RuleJudge
+	}
+	return func(ctx context.Context, old, new store.DecisionRecord) (bool, error) {
+		ctx, cancel := context.WithTimeout(ctx, JudgeTimeout)
+		defer cancel()
+		return judgeReversal(ctx, p, old.Content, new.Content)
+	}
+}
+
+// JudgeOrRule returns the verdict function store.DB.CaptureSnapshot takes:
+// it asks j under ctx and, when j cannot decide, lets the Reverses rule
+// decide. A nil j is RuleJudge.
+func JudgeOrRule(ctx context.Context, j Judge) func(old, new store.DecisionRecord) bool {
+	if j == nil {
+		j = RuleJudge
 	}
 	return func(old, new store.DecisionRecord) bool {
-		ctx, cancel := context.WithTimeout(context.Background(), JudgeTimeout)
-		defer cancel()
-		if v, err := judgeReversal(ctx, p, old.Content, new.Content); err == nil {
+		if v, err := j(ctx, old, new); err == nil {
 			return v
 		}
 		return Reverses(old.Content, new.Content)

@@ -126,7 +126,7 @@ func TestCaptureWithOfflineJudge(t *testing.T) {
 	ctx := context.Background()
 	db := store.MustOpen(t)
 	db.SetClock(ticking())
-	judge := agent.ReversalJudge(nil)
+	judge := agent.JudgeOrRule(ctx, agent.RuleJudge)
 	first, err := db.CaptureSnapshot(ctx, memSnapshot(t, db,
 		[]string{"Use JWT for sessions in src/auth/jwt.ts"}, [][2]string{{"src/auth/jwt.ts", "Token code"}}, nil), "", judge)
 	if err != nil {
@@ -186,11 +186,16 @@ func TestReversalJudgeModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := agent.ReversalJudge(tt.p)(old, tt.new); got != tt.want {
+			if got := agent.JudgeOrRule(context.Background(), agent.ReversalJudge(tt.p))(old, tt.new); got != tt.want {
 				t.Fatalf("judge = %v, want %v", got, tt.want)
 			}
 			if tt.p.calls != 1 {
 				t.Errorf("%d model calls, want 1", tt.p.calls)
+			}
+			// The judge itself says when it could not decide.
+			_, err := agent.ReversalJudge(tt.p)(context.Background(), old, tt.new)
+			if failing := tt.p.err != nil || tt.p.reply == "maybe"; (err != nil) != failing {
+				t.Errorf("judge err=%v, want an error: %v", err, failing)
 			}
 		})
 	}
