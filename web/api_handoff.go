@@ -136,19 +136,15 @@ func (s *Server) handleAPIExtract(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.extracts.find(t.ID) != nil {
+	if s.findExtraction(t.ID) != nil {
 		return apiError(http.StatusConflict, "conflict", "An extraction is already running for this thread. Wait for it, or cancel it on the thread page.")
 	}
 	j, err := s.startExtraction(ctx, t)
 	if err != nil {
 		return err
 	}
-	unwatch := j.watch()
-	defer unwatch()
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := j.wait(ctx); ctx.Err() != nil {
+		return err
 	}
 	if j.err != nil {
 		var ve *store.ValidationError
@@ -160,7 +156,7 @@ func (s *Server) handleAPIExtract(c echo.Context) error {
 		}
 		return apiError(http.StatusBadGateway, "extraction_failed", extractionFailure(s.provider, j.err))
 	}
-	h, err := s.db.FindHandoffByID(ctx, j.run.HandoffID)
+	h, err := s.db.FindHandoffByID(ctx, j.ref)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func (s *Server) captureMemory(ctx context.Context, sn *store.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.CaptureSnapshot(ctx, sn, h.WorkspaceID, agent.ReversalJudge(s.provider))
+	res, err := s.db.CaptureSnapshot(ctx, sn, h.WorkspaceID, agent.JudgeOrRule(ctx, s.judge))
 	if err != nil {
 		return fmt.Errorf("capture snapshot %s: %w", sn.ID, err)
 	}
