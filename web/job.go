@@ -52,7 +52,7 @@ type job struct {
 	events   []jobEvent
 	changed  chan struct{} // closed and replaced on every event
 	watchers int
-	orphan   *time.Timer // cancels the job once nobody watches; nil if it runs regardless
+	orphan   *time.Timer   // cancels the job once nobody watches; nil if it runs regardless
 	grace    time.Duration // how long the job runs after its last follower leaves
 }
 

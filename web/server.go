@@ -31,13 +31,13 @@ import (
 type Config struct {
 	DB       *store.DB
 	Provider agent.Provider
+	Logger   *slog.Logger
 	// Extractor extracts handoffs without a model (the offline rules). When
 	// nil, extraction asks Provider for structured output.
 	Extractor agent.Extractor
 	// Judge decides whether a frozen decision reverses an earlier one; when
 	// it cannot decide, the rule does. Nil means the rule (agent.RuleJudge).
-	Judge  agent.Judge
-	Logger *slog.Logger
+	Judge agent.Judge
 	// SessionKey signs session cookies (flash messages); 32+ random bytes.
 	SessionKey []byte
 	// Version is shown in /healthz.
@@ -65,16 +65,17 @@ type Config struct {
 // Server serves Baton over HTTP. Its fields are set once in New and only
 // read afterwards; per-request state lives in the request's context.
 type Server struct {
-	db        *store.DB
-	provider  agent.Provider
-	extractor agent.Extractor // nil: ask provider
-	judge     agent.Judge
-	log       *slog.Logger
+	db       *store.DB
+	provider agent.Provider
+	log      *slog.Logger
 	assets   *static.Assets
 	markdown *views.Markdown
 	items    *views.HTMLCache // rendered message items
 	sessions *sessions.CookieStore
 	version  string
+	// extractor extracts handoffs; nil asks provider.
+	extractor agent.Extractor
+	judge     agent.Judge
 	// jobs runs replies, extractions and plans.
 	jobs *jobRunner
 	// background tracks detached work (memory capture) for Shutdown.
