@@ -287,8 +287,9 @@ func newPlanJSON(p *store.Plan) *planJSON {
 // handleAPIPlanCreate serves POST /api/v1/handoffs/:id/plan: it plans from
 // the latest snapshot (freezing the handoff first if it changed since),
 // waits for the agent to finish and returns the plan. The run is the same
-// as the page's, so /p/{id} follows it live; if the client that started it
-// goes away, the run is cancelled.
+// as the page's, so /p/{id} follows it live; if the client goes away, the
+// run is cancelled. While a plan of the snapshot is being written, it
+// returns 409.
 func (s *Server) handleAPIPlanCreate(c echo.Context) error {
 	ctx := c.Request().Context()
 	sn, err := s.latestSnapshot(ctx, c.Param("id"))
@@ -299,11 +300,12 @@ func (s *Server) handleAPIPlanCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if !started {
+		return fmt.Errorf("a plan is already being written for this snapshot: %w", store.ErrConflict)
+	}
 	if err := j.wait(ctx); ctx.Err() != nil {
-		if started {
-			j.stop(errLeft)
-			<-j.done
-		}
+		j.stop(errLeft)
+		<-j.done
 		return err
 	}
 	plan, err := s.db.FindPlanByID(ctx, j.ref)
