@@ -40,8 +40,8 @@ const (
 type job struct {
 	key  string
 	kind string
-	// ref is the ID of what the job writes (a plan, an extraction run),
-	// set by its setup before anyone else can see the job.
+	// ref is the ID of what the job writes to (a plan, a handoff), set by
+	// its setup before anyone else can see the job.
 	ref string
 
 	cancel context.CancelCauseFunc
