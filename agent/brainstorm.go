@@ -1,6 +1,10 @@
 package agent
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/baton-dev/baton/store"
+)
 
 // MaxBrainstormHistory is how many recent messages a brainstorm reply sees.
 const MaxBrainstormHistory = 50
@@ -29,4 +33,40 @@ func BrainstormRequest(history []Message, memory string) Request {
 		sys.WriteString(memory)
 	}
 	return Request{System: sys.String(), Messages: history, MaxTokens: 2048}
+}
+
+// BrainstormHistory turns a thread's stored messages, oldest first, into
+// the conversation the reply to message upTo answers: it ends with upTo,
+// and failed messages and empty replies are left out.
+func BrainstormHistory(msgs []*store.Message, upTo string) []Message {
+	var out []Message
+	for _, m := range msgs {
+		if m.Status == store.StatusFailed || (m.Role == store.RoleAssistant && m.Content == "") {
+			continue
+		}
+		out = append(out, Text(Role(m.Role), m.Content))
+		if m.ID == upTo {
+			break
+		}
+	}
+	return out
+}
+
+// brainstormQueryMessages is how many of the latest messages memory is
+// ranked against for a brainstorm reply.
+const brainstormQueryMessages = 6
+
+// BrainstormQuery is what workspace memory is ranked against for the next
+// reply of history: the text of its latest messages.
+func BrainstormQuery(history []Message) string {
+	var b strings.Builder
+	for _, m := range history[max(0, len(history)-brainstormQueryMessages):] {
+		for _, p := range m.Parts {
+			if t, ok := p.(TextPart); ok {
+				b.WriteString(t.Text)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
 }

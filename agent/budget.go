@@ -17,19 +17,15 @@ import (
 // under the limit runs to its end, and calls made at the same moment all
 // pass, so a month may end a little over the limit.
 //
-// A limit of zero or less turns the budget off and returns p itself. If p
-// implements Extractor (it extracts without a model call) the result does
-// too, and extraction is not counted or refused. If used fails, the call is
-// refused as well (ErrUnavailable): an unchecked budget is not a budget.
+// A limit of zero or less turns the budget off and returns p itself. If used
+// fails, the call is refused as well (ErrUnavailable): an unchecked budget
+// is not a budget. Extraction and the reversal judge go through the budget
+// when they are built on the result (ModelExtractor, ReversalJudge).
 func WithBudget(p Provider, limit int64, used func(ctx context.Context) (int64, error)) Provider {
 	if limit <= 0 {
 		return p
 	}
-	b := &budgeted{Provider: p, limit: limit, used: used, now: time.Now}
-	if x, ok := p.(Extractor); ok {
-		return &budgetedExtractor{budgeted: b, Extractor: x}
-	}
-	return b
+	return &budgeted{Provider: p, limit: limit, used: used, now: time.Now}
 }
 
 // MonthStart returns the start of t's calendar month in UTC: the moment a
@@ -45,12 +41,6 @@ type budgeted struct {
 	limit int64
 	used  func(ctx context.Context) (int64, error)
 	now   func() time.Time
-}
-
-// budgetedExtractor is budgeted for a provider that also extracts offline.
-type budgetedExtractor struct {
-	*budgeted
-	Extractor
 }
 
 // Stream calls the wrapped provider unless the budget is spent.

@@ -23,13 +23,6 @@ func (m *budgetModel) Stream(ctx context.Context, req Request, emit func(Delta) 
 	return &Reply{Parts: []Part{TextPart{Text: "ok"}}, StopReason: StopEnd, Usage: Usage{InputTokens: 3, OutputTokens: 1}}, nil
 }
 
-// budgetExtractorModel also extracts without a model call, as offline does.
-type budgetExtractorModel struct{ budgetModel }
-
-func (m *budgetExtractorModel) Extract(ctx context.Context, msgs []TranscriptMessage) (Extraction, error) {
-	return Extraction{Summary: "extracted offline"}, nil
-}
-
 // usedTokens returns a used func that reports n, and counts its calls.
 func usedTokens(n int64, calls *atomic.Int32) func(context.Context) (int64, error) {
 	return func(context.Context) (int64, error) {
@@ -179,30 +172,15 @@ func TestWithBudgetOff(t *testing.T) {
 	}
 }
 
-func TestWithBudgetKeepsExtractor(t *testing.T) {
+// TestModelExtractorBehindBudget checks that an extraction built on a
+// budgeted provider is refused, without a model call, once the budget is spent.
+func TestModelExtractorBehindBudget(t *testing.T) {
 	var checks atomic.Int32
-	plain := WithBudget(&budgetModel{}, 10, usedTokens(100, &checks))
-	if _, ok := plain.(Extractor); ok {
-		t.Fatalf("a provider without Extract became an Extractor")
-	}
-
-	model := &budgetExtractorModel{}
+	model := &budgetModel{}
 	p := WithBudget(model, 10, usedTokens(100, &checks))
-	if _, ok := p.(Extractor); !ok {
-		t.Fatalf("WithBudget(%T) lost the Extractor interface", model)
-	}
-	// Extraction that needs no model call works with the budget spent...
-	x, err := Extract(context.Background(), p, transcript(3))
-	if err != nil {
-		t.Fatalf("Extract: %v", err)
-	}
-	if got, want := x.Summary, "extracted offline"; got != want {
-		t.Fatalf("Summary=%q, want %q", got, want)
-	}
-	// ...while model calls are still refused.
-	_, err = p.Stream(context.Background(), Request{}, func(Delta) error { return nil })
+	_, err := Extract(context.Background(), ModelExtractor(p), transcript(3))
 	if e, ok := AsError(err); !ok || e.Kind != ErrBudget {
-		t.Fatalf("Stream err=%v, want ErrBudget", err)
+		t.Fatalf("Extract err=%v, want ErrBudget", err)
 	}
 	if got := model.calls.Load(); got != 0 {
 		t.Fatalf("model calls=%d, want 0", got)

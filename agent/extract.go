@@ -16,9 +16,9 @@ import (
 // MaxTranscriptMessages is how many of the latest messages an extraction reads.
 const MaxTranscriptMessages = 50
 
-// Extractor extracts without a model call: the offline provider implements it.
+// An Extractor reads a transcript and returns what it decided: the offline
+// rules (agent/offline) or a model (ModelExtractor). Sources index msgs.
 type Extractor interface {
-	// Extract reads msgs and returns what they decided. Sources index msgs.
 	Extract(ctx context.Context, msgs []TranscriptMessage) (Extraction, error)
 }
 
@@ -46,37 +46,43 @@ Return one JSON object matching the schema:
 - risks: concerns raised (what could go wrong), with severity high, medium or low and the mitigation agreed, if any (else "").
 - summary: two or three sentences on what the brainstorm settled.`
 
-// Extract returns what the latest MaxTranscriptMessages of msgs decided. When
-// p implements Extractor it extracts without a model call; otherwise it asks p
-// for structured output matching ExtractionSchema, with the transcript given
-// as delimited data. Either way the result is sanitised: file paths go through
+// Extract returns what the latest MaxTranscriptMessages of msgs decided,
+// as x extracts it. The result is sanitised: file paths go through
 // store.CleanPath (rejected ones are dropped), enums are normalised, confidences
 // clamped to 0..1 and sources outside the transcript dropped. Sources index
-// msgs as given. A reply that does not match the schema returns an error
-// wrapping ErrSchema and no extraction.
-func Extract(ctx context.Context, p Provider, msgs []TranscriptMessage) (Extraction, error) {
+// msgs as given. An error comes with the usage of the model calls made.
+func Extract(ctx context.Context, x Extractor, msgs []TranscriptMessage) (Extraction, error) {
 	offset := max(0, len(msgs)-MaxTranscriptMessages)
 	window := msgs[offset:]
-	var x Extraction
-	if e, ok := p.(Extractor); ok {
-		var err error
-		if x, err = e.Extract(ctx, window); err != nil {
-			return Extraction{}, fmt.Errorf("extract with %s: %w", p.Name(), err)
-		}
-	} else {
-		req := extractionRequest(window)
-		reply, err := p.Stream(ctx, req, func(Delta) error { return nil })
-		if err != nil {
-			return Extraction{}, fmt.Errorf("extract with %s: %w", p.Name(), err)
-		}
-		if x, err = StructuredOutput[Extraction](req.Schema, reply.Text()); err != nil {
-			return Extraction{Usage: reply.Usage}, fmt.Errorf("extract with %s: %w", p.Name(), err)
-		}
-		x.Usage = reply.Usage
+	ex, err := x.Extract(ctx, window)
+	if err != nil {
+		return Extraction{Usage: ex.Usage}, err
 	}
-	out := sanitizeExtraction(x, len(window), offset)
-	out.Usage = x.Usage
+	out := sanitizeExtraction(ex, len(window), offset)
+	out.Usage = ex.Usage
 	return out, nil
+}
+
+// ModelExtractor returns the Extractor that asks p for structured output
+// matching ExtractionSchema, with the transcript given as delimited data. A
+// reply that does not match the schema returns an error wrapping ErrSchema,
+// and the usage of the call.
+func ModelExtractor(p Provider) Extractor { return modelExtractor{p} }
+
+type modelExtractor struct{ p Provider }
+
+func (m modelExtractor) Extract(ctx context.Context, msgs []TranscriptMessage) (Extraction, error) {
+	req := extractionRequest(msgs)
+	reply, err := m.p.Stream(ctx, req, func(Delta) error { return nil })
+	if err != nil {
+		return Extraction{}, fmt.Errorf("extract with %s: %w", m.p.Name(), err)
+	}
+	x, err := StructuredOutput[Extraction](req.Schema, reply.Text())
+	x.Usage = reply.Usage
+	if err != nil {
+		return Extraction{Usage: reply.Usage}, fmt.Errorf("extract with %s: %w", m.p.Name(), err)
+	}
+	return x, nil
 }
 
 // extractionRequest builds the structured-output request for msgs.

@@ -1,6 +1,10 @@
 package agent
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/baton-dev/baton/store"
+)
 
 // Extraction is what "Ready to plan" takes from a brainstorm. Its JSON names
 // are a contract shared with the eval scorer and other programs.
@@ -89,4 +93,45 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// Transcript turns a thread's stored messages, oldest first, into the
+// transcript an extraction reads: failed and empty messages are left out.
+// ids holds the message ID of each transcript entry, for MergeFrom.
+func Transcript(msgs []*store.Message) (transcript []TranscriptMessage, ids []string) {
+	for _, m := range msgs {
+		if m.Status == store.StatusFailed || m.Content == "" {
+			continue
+		}
+		transcript = append(transcript, TranscriptMessage{Role: Role(m.Role), Content: m.Content})
+		ids = append(ids, m.ID)
+	}
+	return transcript, ids
+}
+
+// MergeFrom turns an extraction of a transcript into the merge a handoff
+// takes, mapping transcript positions to the message IDs Transcript
+// returned with it. The merge counts the extraction's tokens.
+func MergeFrom(ex Extraction, ids []string) store.ExtractionMerge {
+	msgIDs := func(sources []int) []string {
+		var out []string
+		for _, i := range sources {
+			if i >= 0 && i < len(ids) {
+				out = append(out, ids[i])
+			}
+		}
+		return out
+	}
+	m := store.ExtractionMerge{Summary: ex.Summary, InputTokens: ex.Usage.InputTokens, OutputTokens: ex.Usage.OutputTokens}
+	for _, d := range ex.Decisions {
+		c := d.Confidence
+		m.Decisions = append(m.Decisions, store.DecisionCreate{Content: d.Content, Confidence: &c, MessageIDs: msgIDs(d.Sources)})
+	}
+	for _, f := range ex.FilesReferenced {
+		m.Files = append(m.Files, store.FileRefInput{Path: f.Path, Relevance: store.Level(f.Relevance), Context: f.Context, MessageIDs: msgIDs(f.Sources)})
+	}
+	for _, r := range ex.Risks {
+		m.Risks = append(m.Risks, store.RiskInput{Description: r.Description, Severity: store.Level(r.Severity), Mitigation: r.Mitigation, MessageIDs: msgIDs(r.Sources)})
+	}
+	return m
 }

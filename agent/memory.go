@@ -159,18 +159,20 @@ Return one JSON object: {"reverses": true|false, "reason": "<one short sentence>
 // JudgeTimeout bounds one model call of the judge ReversalJudge returns.
 const JudgeTimeout = 30 * time.Second
 
-// ReversalJudge returns the judge CaptureSnapshot uses to decide whether a
-// new decision reverses an old one of the same scope. With the offline
-// provider (or none) it is the Reverses rule. With a model it asks for a
-// structured yes or no, one call per pair (CaptureSnapshot asks about at
-// most MaxJudgeCandidates earlier decisions per new one), each bounded by
-// JudgeTimeout within ctx; if the call fails or the reply does not match
-// the schema, the rule decides. It returns an error only when ctx ends.
+// RuleJudge is the Judge that needs no model: the Reverses rule.
+func RuleJudge(_ context.Context, old, new store.DecisionRecord) (bool, error) {
+	return Reverses(old.Content, new.Content), nil
+}
+
+// ReversalJudge returns the Judge that asks p for a structured yes or no,
+// one call per pair (CaptureSnapshot asks about at most MaxJudgeCandidates
+// earlier decisions per new one), each bounded by JudgeTimeout within ctx;
+// if the call fails or the reply does not match the schema, the Reverses
+// rule decides. It returns an error only when ctx ends. Without a provider
+// it is RuleJudge; cmd/baton gives the offline provider RuleJudge.
 func ReversalJudge(p Provider) Judge {
-	if p == nil || p.Name() == "offline" {
-		return func(ctx context.Context, old, new store.DecisionRecord) (bool, error) {
-			return Reverses(old.Content, new.Content), nil
-		}
+	if p == nil {
+		return RuleJudge
 	}
 	return func(ctx context.Context, old, new store.DecisionRecord) (bool, error) {
 		callCtx, cancel := context.WithTimeout(ctx, JudgeTimeout)

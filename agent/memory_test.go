@@ -108,7 +108,7 @@ func TestCaptureWithOfflineJudge(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.MustOpen(t)
 	db.SetClock(ticking())
-	judge := agent.ReversalJudge(nil)
+	judge := agent.Judge(agent.RuleJudge)
 	first, err := agent.CaptureSnapshot(ctx, db, memSnapshot(t, db,
 		[]string{"Use JWT for sessions in src/auth/jwt.ts"}, [][2]string{{"src/auth/jwt.ts", "Token code"}}, nil), "", judge)
 	if err != nil {

@@ -142,7 +142,7 @@ func (s *Server) handleAPIMessageCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reply, err := s.replyFor(ctx, user, nil)
+	reply, err := s.replyFor(ctx, user)
 	if err != nil {
 		return err
 	}

@@ -144,19 +144,15 @@ func (s *Server) handleAPIExtract(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.extracts.find(t.ID) != nil {
+	if s.findExtraction(t.ID) != nil {
 		return store.Errorf(store.ECONFLICT, "An extraction is already running for this thread. Wait for it, or cancel it on the thread page.")
 	}
 	j, err := s.startExtraction(ctx, t)
 	if err != nil {
 		return err
 	}
-	unwatch := j.watch()
-	defer unwatch()
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := j.wait(ctx); ctx.Err() != nil {
+		return err
 	}
 	if j.err != nil {
 		switch {
@@ -167,7 +163,7 @@ func (s *Server) handleAPIExtract(c echo.Context) error {
 		}
 		return &store.Error{Code: eExtractionFailed, Message: extractionFailure(s.provider, j.err)}
 	}
-	h, err := s.db.FindHandoffByID(ctx, j.run.HandoffID)
+	h, err := s.db.FindHandoffByID(ctx, j.ref)
 	if err != nil {
 		return err
 	}

@@ -109,9 +109,11 @@ func seedBrainstorm(b *testing.B, db *store.DB, n int) *store.Thread {
 // formatted as in production, then dropped.
 func newBenchServer(b *testing.B, db *store.DB, p agent.Provider) *web.Server {
 	b.Helper()
+	x, _ := p.(agent.Extractor) // the offline provider extracts by rules
 	srv := web.New(web.Config{
 		DB:         db,
 		Provider:   p,
+		Extractor:  x,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		SessionKey: []byte("0123456789abcdef0123456789abcdef"),
 		Version:    "bench",

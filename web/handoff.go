@@ -52,7 +52,7 @@ func (s *Server) renderPinned(c echo.Context) error {
 
 // readyState gathers what the "Ready to plan" bar shows.
 func (s *Server) readyState(c echo.Context, threadID string) (views.Ready, error) {
-	r := views.Ready{ThreadID: threadID, Running: s.extracts.find(threadID) != nil}
+	r := views.Ready{ThreadID: threadID, Running: s.findExtraction(threadID) != nil}
 	st, err := s.db.FindReadyState(c.Request().Context(), threadID)
 	if err != nil {
 		return r, err
@@ -81,14 +81,10 @@ func (s *Server) handleExtractStart(c echo.Context) error {
 		// Without JavaScript there is no progress to watch: wait for it, as
 		// a watcher, so that the orphan timer does not cancel it. Leaving
 		// stops watching; the job ends when nobody else watches.
-		unwatch := j.watch()
-		defer unwatch()
-		select {
-		case <-j.done:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := j.wait(ctx); ctx.Err() != nil {
+			return err
 		}
-		return s.redirectAfterExtraction(c, t.ID, j.run)
+		return s.redirectAfterExtraction(c, t.ID, j.ref)
 	}
 	ready, err := s.readyState(c, t.ID)
 	if err != nil {
@@ -98,13 +94,13 @@ func (s *Server) handleExtractStart(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.ReadyBar(ready))
 }
 
-func (s *Server) redirectAfterExtraction(c echo.Context, threadID string, run *store.ExtractionRun) error {
-	last, err := s.db.FindLatestExtractionRun(c.Request().Context(), run.HandoffID)
+func (s *Server) redirectAfterExtraction(c echo.Context, threadID, handoffID string) error {
+	last, err := s.db.FindLatestExtractionRun(c.Request().Context(), handoffID)
 	if err != nil {
 		return err
 	}
 	if last.Status == store.RunSucceeded {
-		return c.Redirect(http.StatusSeeOther, "/h/"+run.HandoffID)
+		return c.Redirect(http.StatusSeeOther, "/h/"+handoffID)
 	}
 	s.setFlash(c, last.Error)
 	return c.Redirect(http.StatusSeeOther, "/t/"+threadID)
@@ -121,24 +117,9 @@ func (s *Server) handleExtractEvents(c echo.Context) error {
 		return err
 	}
 	sse := startSSE(c)
-	if j := s.extracts.find(threadID); j != nil {
-		unwatch := j.watch()
-		defer unwatch()
-		for {
-			msg, changed := j.snapshot()
-			if err := sse.send("progress", templ.EscapeString(msg)); err != nil {
-				return nil
-			}
-			select {
-			case <-changed:
-			case <-j.done:
-				goto finished
-			case <-ctx.Done():
-				return nil
-			}
-		}
+	if j := s.findExtraction(threadID); j != nil && !followJob(ctx, sse, j) {
+		return nil // the client left
 	}
-finished:
 	ready, err := s.readyState(c, threadID)
 	if err != nil {
 		return err
@@ -167,8 +148,8 @@ finished:
 
 // handleExtractCancel serves POST /t/:id/extract/cancel.
 func (s *Server) handleExtractCancel(c echo.Context) error {
-	if j := s.extracts.find(c.Param("id")); j != nil {
-		j.cancel(errors.New("cancelled by the user"))
+	if j := s.findExtraction(c.Param("id")); j != nil {
+		j.stop(errCancelled)
 	}
 	if isHTMX(c) {
 		return c.NoContent(http.StatusNoContent)

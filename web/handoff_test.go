@@ -18,6 +18,7 @@ import (
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/agent/offline"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/web"
 )
 
 // exchange is a thread with one question and the assistant's complete reply.
@@ -405,7 +406,8 @@ func TestExtractJoinsRunningAndCancel(t *testing.T) {
 func TestExtractCancelledWhenPageCloses(t *testing.T) {
 	model := extractionModel(extractionJSON(t, "S", "x"), nil, nil)
 	model.Block = true
-	app := newApp(t, model)
+	// A short grace after the tab closes; the page still has long to connect.
+	app := newAppWith(t, web.Config{Provider: model, ModelRate: 100, JobGrace: 20 * time.Millisecond})
 	ex := app.seedExchange("Auth", "Q?", "A.")
 	res, body := app.postForm("/t/"+ex.Thread.ID+"/extract", nil, htmxSameOrigin)
 	if res.StatusCode != http.StatusOK {
@@ -435,20 +437,19 @@ func TestExtractCancelledWhenPageCloses(t *testing.T) {
 
 // TestExtractFormOutlastsGrace checks that a plain form post, which waits
 // for the whole extraction, is not taken for a closed page: the orphan
-// timer must not cancel a job whose requester is still waiting.
+// timer must not cancel a job whose requester is still waiting, however
+// long past the grace periods the model takes.
 func TestExtractFormOutlastsGrace(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits out the 10s orphan grace")
-	}
 	t.Parallel()
+	const grace = 20 * time.Millisecond
 	model := newFakeModel(extractionJSON(t, "Slow but fine.", "Use JWT."))
 	model.OnStream = func(ctx context.Context, _ agent.Request) {
 		select {
-		case <-time.After(11 * time.Second):
+		case <-time.After(10 * grace):
 		case <-ctx.Done():
 		}
 	}
-	app := newApp(t, model)
+	app := newAppWith(t, web.Config{Provider: model, ModelRate: 100, JobGrace: grace, JobConnectGrace: grace})
 	ex := app.seedExchange("Slow", "Q?", "A.")
 	res, _ := app.postForm("/t/"+ex.Thread.ID+"/extract", nil, sameOrigin)
 	h, err := app.DB.FindHandoffByThread(context.Background(), ex.Thread.ID)

@@ -61,6 +61,7 @@ func newAppWith(t *testing.T, cfg web.Config) *testApp {
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.SessionKey = []byte("0123456789abcdef0123456789abcdef")
 	cfg.Version = "test"
+	wire(&cfg)
 	srv := web.New(cfg)
 	ts := httptest.NewUnstartedServer(srv)
 	ts.Config = srv.HTTPServer("")
@@ -76,6 +77,19 @@ func newAppWith(t *testing.T, cfg web.Config) *testApp {
 		}
 	})
 	return &testApp{t: t, DB: db, Srv: srv, TS: ts, Client: newClient(t, ts)}
+}
+
+// wire picks the extractor and the reversal judge as cmd/baton does: a
+// provider that extracts by rules (offline) extracts and judges by them; a
+// model does both.
+func wire(cfg *web.Config) {
+	if x, ok := cfg.Provider.(agent.Extractor); ok {
+		if cfg.Extractor == nil {
+			cfg.Extractor = x
+		}
+	} else if cfg.Judge == nil {
+		cfg.Judge = agent.ReversalJudge(cfg.Provider)
+	}
 }
 
 // newClient returns a client of ts with its own cookie jar that does not

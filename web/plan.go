@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -18,58 +16,6 @@ import (
 	"github.com/baton-dev/baton/store"
 	"github.com/baton-dev/baton/views"
 )
-
-// planJobs tracks plans being written. Each job keeps its events, so that
-// a page that opens late replays the steps and text so far.
-type planJobs struct {
-	mu     sync.Mutex
-	jobs   map[string]*planJob // by plan ID
-	wg     sync.WaitGroup
-	closed bool
-}
-
-type planJob struct {
-	cancel  context.CancelCauseFunc
-	done    chan struct{}
-	mu      sync.Mutex
-	events  []sseEvent
-	changed chan struct{}
-}
-
-type sseEvent struct{ name, data string }
-
-func newPlanJobs() *planJobs { return &planJobs{jobs: make(map[string]*planJob)} }
-
-func (j *planJob) add(name, data string) {
-	j.mu.Lock()
-	j.events = append(j.events, sseEvent{name, data})
-	close(j.changed)
-	j.changed = make(chan struct{})
-	j.mu.Unlock()
-}
-
-// since returns the events after the first n and a channel closed on the next one.
-func (j *planJob) since(n int) ([]sseEvent, <-chan struct{}) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.events[n:], j.changed
-}
-
-func (x *planJobs) find(planID string) *planJob {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.jobs[planID]
-}
-
-func (x *planJobs) stopAll(ctx context.Context) error {
-	x.mu.Lock()
-	x.closed = true
-	for _, j := range x.jobs {
-		j.cancel(errShutdown)
-	}
-	x.mu.Unlock()
-	return wait(ctx, &x.wg)
-}
 
 // planner is the plan agent over this server's store and model.
 func (s *Server) planner() *agent.Planner {
@@ -83,48 +29,49 @@ func (s *Server) planner() *agent.Planner {
 		}}
 }
 
-// startPlan creates a plan of a snapshot and runs the agent in the
-// background; the plan page follows it over SSE.
-func (s *Server) startPlan(ctx context.Context, snapshotID string) (*store.Plan, error) {
-	plan, err := s.db.CreatePlan(ctx, snapshotID)
-	if err != nil {
-		return nil, err
-	}
-	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	j := &planJob{cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
-	s.plans.mu.Lock()
-	if s.plans.closed {
-		cancel(errShutdown)
-	}
-	s.plans.jobs[plan.ID] = j
-	s.plans.wg.Add(1)
-	s.plans.mu.Unlock()
+// planKey names the job that writes a plan of a snapshot: the store keeps
+// one plan of a snapshot running at a time.
+func planKey(snapshotID string) string { return "plan:" + snapshotID }
 
-	go func() {
-		defer s.plans.wg.Done()
-		defer func() {
-			s.plans.mu.Lock()
-			delete(s.plans.jobs, plan.ID)
-			s.plans.mu.Unlock()
-			cancel(nil)
-			close(j.done)
-		}()
-		_, err := s.planner().Run(jobCtx, plan.ID, agent.PlanHooks{
-			OnStep: func(st agent.Step) {
-				// Render even when the run was cancelled: its last steps still show.
-				var buf bytes.Buffer
-				if err := views.PlanStepItem(&store.PlanStep{Description: st.Description, IsError: st.IsError,
-					InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}).Render(context.WithoutCancel(jobCtx), &buf); err == nil {
-					j.add("step", buf.String())
-				}
-			},
-			OnDelta: func(d agent.Delta) { j.add("delta", templ.EscapeString(d.Text)) },
-		})
-		if err != nil {
-			s.log.Error("plan run", "plan", plan.ID, "err", err)
-		}
-	}()
-	return plan, nil
+// startPlan creates a plan of a snapshot and runs the agent in the
+// background; the plan page follows it over SSE. If a plan of the snapshot
+// is being written already, it returns that job, and started is false. The job's ref is the
+// plan's ID. It emits "step" events (rendered steps) and "delta" events
+// (escaped text) and runs whether or not anyone follows it.
+func (s *Server) startPlan(ctx context.Context, snapshotID string) (j *job, started bool, err error) {
+	return s.jobs.start(ctx, jobSpec{key: planKey(snapshotID), kind: "plan", orphan: keepOrphan,
+		setup: func(ctx context.Context) (string, error) {
+			plan, err := s.db.CreatePlan(ctx, snapshotID)
+			if err != nil {
+				return "", err
+			}
+			return plan.ID, nil
+		},
+		run: func(ctx context.Context, j *job) error {
+			_, err := s.planner().Run(ctx, j.ref, agent.PlanHooks{
+				OnStep: func(st agent.Step) {
+					// Render even when the run was cancelled: its last steps still show.
+					var buf bytes.Buffer
+					if err := views.PlanStepItem(&store.PlanStep{Description: st.Description, IsError: st.IsError,
+						InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens}).Render(context.WithoutCancel(ctx), &buf); err == nil {
+						j.emit("step", buf.String())
+					}
+				},
+				OnDelta: func(d agent.Delta) { j.emit("delta", templ.EscapeString(d.Text)) },
+			})
+			if err != nil {
+				s.log.Error("plan run", "plan", j.ref, "err", err)
+			}
+			return err
+		}})
+}
+
+// findPlan returns the job writing plan, or nil.
+func (s *Server) findPlan(plan *store.Plan) *job {
+	if j := s.jobs.find(planKey(plan.SnapshotID)); j != nil && j.ref == plan.ID {
+		return j
+	}
+	return nil
 }
 
 // snapshotQuery is what memory is ranked against when planning: the
@@ -168,20 +115,20 @@ func (s *Server) latestSnapshot(ctx context.Context, handoffID string) (*store.S
 // and opens its plan page.
 func (s *Server) afterFreeze(c echo.Context, sn *store.Snapshot) error {
 	s.captureInBackground(c.Request().Context(), sn)
-	plan, err := s.startPlan(c.Request().Context(), sn.ID)
+	j, _, err := s.startPlan(c.Request().Context(), sn.ID)
 	if err != nil {
 		return err
 	}
 	if isHTMX(c) {
-		c.Response().Header().Set("HX-Redirect", "/p/"+plan.ID)
+		c.Response().Header().Set("HX-Redirect", "/p/"+j.ref)
 		return c.NoContent(http.StatusOK)
 	}
-	return c.Redirect(http.StatusSeeOther, "/p/"+plan.ID)
+	return c.Redirect(http.StatusSeeOther, "/p/"+j.ref)
 }
 
 // planView gathers what the plan page shows.
 func (s *Server) planView(ctx context.Context, plan *store.Plan) (views.PlanView, error) {
-	pv := views.PlanView{Plan: plan, Running: plan.Status == store.PlanRunning && s.plans.find(plan.ID) != nil}
+	pv := views.PlanView{Plan: plan, Running: plan.Status == store.PlanRunning && s.findPlan(plan) != nil}
 	var err error
 	if pv.Snapshot, err = s.db.FindSnapshotByID(ctx, plan.SnapshotID); err != nil {
 		return pv, err
@@ -216,33 +163,15 @@ func (s *Server) handlePlanShow(c echo.Context) error {
 // with the finished plan.
 func (s *Server) handlePlanEvents(c echo.Context) error {
 	ctx := c.Request().Context()
-	if _, err := s.db.FindPlanByID(ctx, c.Param("id")); err != nil {
+	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	if err != nil {
 		return err
 	}
 	sse := startSSE(c)
-	if j := s.plans.find(c.Param("id")); j != nil {
-		n := 0
-	follow:
-		for {
-			events, changed := j.since(n)
-			for _, e := range events {
-				if err := sse.send(e.name, e.data); err != nil {
-					return nil
-				}
-			}
-			n += len(events)
-			select {
-			case <-changed:
-			case <-j.done:
-				if rest, _ := j.since(n); len(rest) == 0 {
-					break follow
-				}
-			case <-ctx.Done():
-				return nil
-			}
-		}
+	if j := s.findPlan(plan); j != nil && !followJob(ctx, sse, j) {
+		return nil // the client left
 	}
-	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	plan, err = s.db.FindPlanByID(ctx, plan.ID)
 	if err != nil {
 		return err
 	}
@@ -259,11 +188,12 @@ func (s *Server) handlePlanEvents(c echo.Context) error {
 
 // handlePlanCancel serves POST /p/:id/cancel.
 func (s *Server) handlePlanCancel(c echo.Context) error {
-	if _, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id")); err != nil {
+	plan, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
 		return err
 	}
-	if j := s.plans.find(c.Param("id")); j != nil {
-		j.cancel(errors.New("cancelled by the user"))
+	if j := s.findPlan(plan); j != nil {
+		j.stop(errCancelled)
 	}
 	if isHTMX(c) {
 		return c.NoContent(http.StatusNoContent)
@@ -279,11 +209,11 @@ func (s *Server) handlePlanRerun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	next, err := s.startPlan(ctx, plan.SnapshotID)
+	j, _, err := s.startPlan(ctx, plan.SnapshotID)
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/p/"+next.ID)
+	return c.Redirect(http.StatusSeeOther, "/p/"+j.ref)
 }
 
 // handlePlanDownload serves GET /p/:id/plan.md.
@@ -358,27 +288,28 @@ func newPlanJSON(p *store.Plan) *planJSON {
 // the latest snapshot (freezing the handoff first if it changed since),
 // waits for the agent to finish and returns the plan. The run is the same
 // as the page's, so /p/{id} follows it live; if the client goes away, the
-// run is cancelled.
+// run is cancelled. While a plan of the snapshot is being written, it
+// returns 409.
 func (s *Server) handleAPIPlanCreate(c echo.Context) error {
 	ctx := c.Request().Context()
 	sn, err := s.latestSnapshot(ctx, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	plan, err := s.startPlan(ctx, sn.ID)
+	j, started, err := s.startPlan(ctx, sn.ID)
 	if err != nil {
 		return err
 	}
-	if j := s.plans.find(plan.ID); j != nil {
-		select {
-		case <-j.done:
-		case <-ctx.Done():
-			j.cancel(errLeft)
-			<-j.done
-			return ctx.Err()
-		}
+	if !started {
+		return fmt.Errorf("a plan is already being written for this snapshot: %w", store.ErrConflict)
 	}
-	if plan, err = s.db.FindPlanByID(ctx, plan.ID); err != nil {
+	if err := j.wait(ctx); ctx.Err() != nil {
+		j.stop(errLeft)
+		<-j.done
+		return err
+	}
+	plan, err := s.db.FindPlanByID(ctx, j.ref)
+	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, newPlanJSON(plan))

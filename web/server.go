@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -33,6 +32,12 @@ type Config struct {
 	DB       *store.DB
 	Provider agent.Provider
 	Logger   *slog.Logger
+	// Extractor extracts handoffs without a model (the offline rules). When
+	// nil, extraction asks Provider for structured output.
+	Extractor agent.Extractor
+	// Judge decides whether a frozen decision reverses an earlier one; when
+	// it cannot decide, the rule does. Nil means the rule (agent.RuleJudge).
+	Judge agent.Judge
 	// SessionKey signs session cookies (flash messages); 32+ random bytes.
 	SessionKey []byte
 	// Version is shown in /healthz.
@@ -47,6 +52,14 @@ type Config struct {
 	// ModelRate limits model-backed requests per client (per second, with a
 	// burst of ten times that). Zero means 2/s.
 	ModelRate float64
+	// JobGrace is how long an extraction runs after the last page
+	// following it went away, so that a reload can rejoin it. Zero means
+	// two seconds.
+	JobGrace time.Duration
+	// JobConnectGrace is how long an extraction, or a reply, runs before a
+	// page follows it, so that the page that started it can load and
+	// connect. Zero means ten seconds.
+	JobConnectGrace time.Duration
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -60,14 +73,16 @@ type Server struct {
 	items    *views.HTMLCache // rendered message items
 	sessions *sessions.CookieStore
 	version  string
-	replies  *replyRuns
-	extracts *extractJobs
-	plans    *planJobs
+	// extractor extracts handoffs; nil asks provider.
+	extractor agent.Extractor
+	judge     agent.Judge
+	// jobs runs replies, extractions and plans.
+	jobs *jobRunner
 	// background tracks detached work (memory capture) for Shutdown.
 	background   sync.WaitGroup
 	memoryBudget int
 	echo         *echo.Echo
-	gzip         http.Handler // echo behind compression, for all but event streams
+	gzip         http.Handler // echo behind compression
 	started      time.Time
 }
 
@@ -79,18 +94,27 @@ func New(cfg Config) *Server {
 	if cfg.ModelRate == 0 {
 		cfg.ModelRate = 2
 	}
+	if cfg.JobGrace == 0 {
+		cfg.JobGrace = defaultJobGrace
+	}
+	if cfg.JobConnectGrace == 0 {
+		cfg.JobConnectGrace = defaultJobConnectGrace
+	}
+	if cfg.Judge == nil {
+		cfg.Judge = agent.RuleJudge
+	}
 	s := &Server{
 		db:           cfg.DB,
 		provider:     cfg.Provider,
+		extractor:    cfg.Extractor,
+		judge:        cfg.Judge,
 		log:          cfg.Logger,
 		assets:       static.New(),
 		markdown:     views.NewMarkdown(),
 		items:        views.NewHTMLCache(1024),
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
 		version:      cfg.Version,
-		replies:      newReplyRuns(),
-		extracts:     newExtractJobs(),
-		plans:        newPlanJobs(),
+		jobs:         newJobRunner(cfg.Logger, cfg.JobGrace, cfg.JobConnectGrace),
 		memoryBudget: cfg.MemoryBudget,
 		started:      time.Now(),
 	}
@@ -110,7 +134,9 @@ func New(cfg Config) *Server {
 	e.Use(middleware.BodyLimit("1M"))
 	s.echo = e
 	// klauspost's gzip at its fastest level: a few times cheaper than
-	// compress/gzip, and pages are small and compress well anyway.
+	// compress/gzip, and pages are small and compress well anyway. Event
+	// streams are left alone: compression buffers, and they must reach the
+	// browser as written.
 	gz, err := gzhttp.NewWrapper(gzhttp.MinSize(1024), gzhttp.CompressionLevel(gzip.BestSpeed),
 		gzhttp.ExceptContentTypes([]string{"text/event-stream"}))
 	if err != nil {
@@ -209,13 +235,8 @@ func New(cfg Config) *Server {
 
 var errCSRF = echo.NewHTTPError(http.StatusForbidden, "This form has expired or came from another site. Reload the page and try again.")
 
-// ServeHTTP makes the server an http.Handler. Event streams skip
-// compression: it buffers, and they must reach the browser as written.
+// ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; strings.HasSuffix(p, "/reply") || strings.HasSuffix(p, "/events") {
-		s.echo.ServeHTTP(w, r)
-		return
-	}
 	s.gzip.ServeHTTP(w, r)
 }
 
@@ -234,10 +255,11 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 	}
 }
 
-// Shutdown cancels running replies (they are stored as stopped),
-// extractions and plans, and waits for them to be saved, bounded by ctx.
+// Shutdown refuses new replies, extractions and plans (503), cancels the
+// running ones (a reply is stored as stopped, an extraction and a plan as
+// cancelled) and waits for them to be saved, bounded by ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	return errors.Join(s.replies.stopAll(ctx), s.extracts.stopAll(ctx), s.plans.stopAll(ctx), wait(ctx, &s.background))
+	return errors.Join(s.jobs.shutdown(ctx), wait(ctx, &s.background))
 }
 
 // handleHealth serves GET /healthz.
@@ -265,21 +287,22 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// crossOrigin refuses writes a browser sends from another origin: by Fetch
+// Metadata (Sec-Fetch-Site), else by the Origin header. Requests without
+// either (scripts, agents) and reads pass.
+var crossOrigin = http.NewCrossOriginProtection()
+
 // requireJSON guards the JSON API: bodies must be JSON (a cross-site HTML
 // form cannot send that without a CORS preflight) and browsers must not be
-// sending the request from another site or origin.
+// writing from another site or origin. The API uses no cookies, and
+// without CORS headers another site cannot read what a GET returns.
 func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		if err := crossOrigin.Check(r); err != nil {
 			return &store.Error{Code: eCrossSite, Message: "Cross-site requests to the API are not allowed."}
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if o := r.Header.Get("Origin"); o != "" {
-				if u, err := url.Parse(o); err != nil || !strings.EqualFold(u.Host, r.Host) {
-					return &store.Error{Code: eCrossSite, Message: "Cross-site requests to the API are not allowed."}
-				}
-			}
 			ct := r.Header.Get(echo.HeaderContentType)
 			if (ct != "" || r.ContentLength != 0) && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
 				return &store.Error{Code: eUnsupportedMediaType, Message: "Send the body as JSON with Content-Type: application/json."}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"net/http"
 	"strconv"
 	"strings"
@@ -84,7 +83,7 @@ func (s *Server) handleMessageCreate(c echo.Context) error {
 	if isHTMX(c) {
 		return s.render(c, http.StatusCreated, views.SentMessage(s.messageView(user)))
 	}
-	if _, err := s.replyFor(ctx, user, nil); err != nil {
+	if _, err := s.replyFor(ctx, user); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/t/"+t.ID+"#messages-end")
@@ -92,24 +91,38 @@ func (s *Server) handleMessageCreate(c echo.Context) error {
 
 // handleReplyStream serves GET /t/:id/messages/:mid/reply: an event stream
 // of the reply to user message :mid. "delta" events carry text as it
-// arrives; one "done" event carries the stored message. If the client goes
-// away the model call is cancelled and what arrived is stored as stopped.
+// arrives (a second tab, or a late one, gets the text so far first); one
+// "done" event carries the stored message. If every client goes away the
+// model call is cancelled and what arrived is stored as stopped.
 func (s *Server) handleReplyStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	user, err := s.findUserMessage(c)
 	if err != nil {
 		return err
 	}
+	reply, err := s.findReply(ctx, user)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	var j *job
+	if reply == nil {
+		if j, err = s.startReply(ctx, user); err != nil {
+			return err
+		}
+	}
 	sse := startSSE(c)
-	reply, err := s.replyFor(ctx, user, func(text string) error {
-		return sse.send("delta", html.EscapeString(text))
-	})
-	if err != nil {
-		if ctx.Err() != nil {
+	if j != nil {
+		if !followJob(ctx, sse, j) {
 			return nil // the client left
 		}
-		s.log.Error("reply stream", "thread", user.ThreadID, "err", err)
-		return sse.send("done", `<p class="flash error">The reply could not be saved. Reload the page to try again.</p>`)
+		err := j.err
+		if err == nil {
+			reply, err = s.findReply(ctx, user)
+		}
+		if err != nil {
+			s.log.Error("reply stream", "thread", user.ThreadID, "err", err)
+			return sse.send("done", `<p class="flash error">The reply could not be saved. Reload the page to try again.</p>`)
+		}
 	}
 	var buf bytes.Buffer
 	if err := views.MessageItem(s.messageView(reply)).Render(ctx, &buf); err != nil {
@@ -125,7 +138,9 @@ func (s *Server) handleReplyStop(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.replies.stop(user.ID, errStopped)
+	if j := s.jobs.find(replyKey(user.ID)); j != nil {
+		j.stop(errStopped)
+	}
 	if isHTMX(c) {
 		return c.NoContent(http.StatusNoContent)
 	}
@@ -155,7 +170,7 @@ func (s *Server) handleReplyRetry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.replyFor(ctx, user, nil); err != nil {
+	if _, err := s.replyFor(ctx, user); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/t/"+threadID+"#messages-end")
@@ -232,6 +247,10 @@ func startSSE(c echo.Context) *sseWriter {
 	w.Header().Set("X-Accel-Buffering", "no")
 	http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{})
 	w.WriteHeader(http.StatusOK)
+	// A comment line, which browsers ignore, sends the headers at once:
+	// the compression layer holds them back until there is a body, and
+	// only then sees that the content type is not one it compresses.
+	fmt.Fprint(w, ": stream\n\n")
 	w.Flush()
 	return &sseWriter{w: w}
 }

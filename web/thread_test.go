@@ -499,6 +499,74 @@ func TestReplyStreamConcurrent(t *testing.T) {
 	}
 }
 
+// TestReplyStreamLateViewer checks that a tab that opens a reply while it
+// is being written gets the text so far, then follows it to the end.
+func TestReplyStreamLateViewer(t *testing.T) {
+	model := newFakeModel("so ", "far")
+	model.Block = true
+	app := newApp(t, model)
+	th := app.createThread("Late tab")
+	user := app.sendHTMX(th.ID, "Go on")
+
+	first := app.openStream(context.Background(), th.ID, user.ID)
+	for range 2 {
+		if ev, err := first.next(); err != nil || ev.Event != "delta" {
+			t.Fatalf("first tab: event=%+v, err=%v; want a delta", ev, err)
+		}
+	}
+	late := app.openStream(context.Background(), th.ID, user.ID)
+	var text string
+	for range 2 {
+		ev, err := late.next()
+		if err != nil || ev.Event != "delta" {
+			t.Fatalf("late tab: event=%+v, err=%v; want the deltas so far", ev, err)
+		}
+		text += ev.Data
+	}
+	if got, want := text, "so far"; got != want {
+		t.Fatalf("late tab text=%q, want %q", got, want)
+	}
+	app.postForm("/t/"+th.ID+"/messages/"+user.ID+"/stop", nil, htmxSameOrigin)
+	for name, s := range map[string]*sseStream{"first": first, "late": late} {
+		if rest := s.all(t); len(rest) != 1 || rest[0].Event != "done" {
+			t.Fatalf("%s tab after stop: %+v, want one done event", name, rest)
+		}
+	}
+	if got, want := model.Calls(), 1; got != want {
+		t.Fatalf("model calls=%d, want %d", got, want)
+	}
+}
+
+// TestShutdownRefusesNewWork checks that once the server shuts down, a
+// reply or an extraction is refused with 503 and nothing is written for it.
+func TestShutdownRefusesNewWork(t *testing.T) {
+	model := newFakeModel("never")
+	app := newApp(t, model)
+	th := app.createThread("Late")
+	user := app.sendHTMX(th.ID, "Anyone there?")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := app.Srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+
+	res, body := app.do(app.newRequest(http.MethodGet, "/t/"+th.ID+"/messages/"+user.ID+"/reply", nil,
+		http.Header{"Accept": {"text/event-stream"}, "Sec-Fetch-Site": {"same-origin"}}))
+	if got, want := res.StatusCode, http.StatusServiceUnavailable; got != want || !strings.Contains(body, "shutting down") {
+		t.Fatalf("reply: Status=%d body=%q, want %d saying Baton is shutting down", got, body, want)
+	}
+	res, body = app.postForm("/t/"+th.ID+"/extract", nil, htmxSameOrigin)
+	if got, want := res.StatusCode, http.StatusServiceUnavailable; got != want {
+		t.Fatalf("extract: Status=%d, want %d; body: %s", got, want, body)
+	}
+	if got := model.Calls(); got != 0 {
+		t.Fatalf("model calls=%d, want 0", got)
+	}
+	if _, err := app.DB.FindHandoffByThread(context.Background(), th.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("FindHandoffByThread err=%v, want no handoff written", err)
+	}
+}
+
 func TestReplyStreamClientGone(t *testing.T) {
 	model := newFakeModel("partial text")
 	model.Block = true

@@ -111,6 +111,17 @@ func (c *config) newProvider(log *slog.Logger) (agent.Provider, error) {
 	return nil, &exitCodeError{code: 2, err: fmt.Errorf("unknown provider %q: use offline, anthropic or openai (BATON_PROVIDER)", c.Provider)}
 }
 
+// extractorAndJudge says how handoffs are extracted and decision reversals
+// judged with provider p: the offline provider does both by its rules; with
+// a model the extractor is nil (web and runExtract then ask the model for
+// structured output) and the model judges, the rule deciding when it can't.
+func extractorAndJudge(p agent.Provider) (agent.Extractor, agent.Judge) {
+	if x, ok := p.(*offline.Provider); ok {
+		return x, agent.RuleJudge
+	}
+	return nil, agent.ReversalJudge(p)
+}
+
 // withBudget puts p behind the workspace's monthly token budget, counted in
 // db, if one is set. The offline provider is never limited: its calls cost
 // nothing. A budget that is not a number or is negative stops start-up.
@@ -121,7 +132,7 @@ func (c *config) withBudget(p agent.Provider, db *store.DB) (agent.Provider, err
 	if c.TokenBudget < 0 {
 		return nil, &exitCodeError{code: 2, err: fmt.Errorf("BATON_TOKEN_BUDGET=%d is negative: set tokens per month, or 0 for no budget", c.TokenBudget)}
 	}
-	if c.TokenBudget == 0 || p.Name() == "offline" {
+	if _, free := p.(*offline.Provider); c.TokenBudget == 0 || free {
 		return p, nil
 	}
 	// Baton serves one workspace so far; when there are more, the workspace

@@ -20,6 +20,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/agent/offline"
+	"github.com/baton-dev/baton/store"
 	"github.com/baton-dev/baton/store/storetest"
 )
 
@@ -341,5 +342,25 @@ func TestServe(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatalf("run did not return after cancel")
+	}
+}
+
+// TestExtractorAndJudge checks the wiring: the offline provider extracts
+// and judges by its rules; with a model, web asks the model for both.
+func TestExtractorAndJudge(t *testing.T) {
+	p := offline.New()
+	x, judge := extractorAndJudge(p)
+	if x != agent.Extractor(p) {
+		t.Fatalf("offline extractor=%T, want the offline provider", x)
+	}
+	old := store.DecisionRecord{Content: "Use JWT for sessions"}
+	reversal := store.DecisionRecord{Content: "Use server sessions instead of JWT"}
+	if got, err := judge(context.Background(), old, reversal); err != nil || got != agent.Reverses(old.Content, reversal.Content) {
+		t.Fatalf("offline judge=%v, %v; want the rule's verdict", got, err)
+	}
+
+	x, judge = extractorAndJudge(namedModel("anthropic"))
+	if x != nil || judge == nil {
+		t.Fatalf("model: extractor=%v judge nil=%v, want no extractor (ask the model) and a judge", x, judge == nil)
 	}
 }

@@ -32,11 +32,11 @@ type extractInput struct {
 
 // runExtract implements `baton extract [--provider P] FILE`: it reads a JSON
 // object with a "messages" array of {role, content} from FILE ("-" for
-// stdin), extracts decisions, files, risks and a summary with the provider
-// newProvider returns for P (default "offline"), and prints the extraction as
+// stdin), extracts decisions, files, risks and a summary with the extractor
+// newExtractor returns for provider P (default "offline"), and prints the extraction as
 // indented JSON on stdout. Bad input is reported on stderr and returned as an
 // *exitCodeError with code 1; usage errors use code 2.
-func runExtract(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newProvider func(name string) (agent.Provider, error)) error {
+func runExtract(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newExtractor func(name string) (agent.Extractor, error)) error {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	providerName := fs.String("provider", "", "provider to extract with: offline, anthropic or openai (default: BATON_PROVIDER, else offline)")
@@ -89,11 +89,11 @@ func runExtract(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		msgs = append(msgs, agent.TranscriptMessage{Role: *m.Role, Content: *m.Content})
 	}
 
-	p, err := newProvider(*providerName)
+	extractor, err := newExtractor(*providerName)
 	if err != nil {
 		return fail(1, "provider %q: %v", *providerName, err)
 	}
-	x, err := agent.Extract(ctx, p, msgs)
+	x, err := agent.Extract(ctx, extractor, msgs)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // offlineOnly knows the offline provider, which is also the default ("").
-func offlineOnly(name string) (agent.Provider, error) {
+func offlineOnly(name string) (agent.Extractor, error) {
 	if name == "offline" || name == "" {
 		return offline.New(), nil
 	}

@@ -73,11 +73,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "extract":
 		cfg := config{}
 		cfg.fromEnv(getenv)
-		return runExtract(ctx, args, stdin, stdout, stderr, func(name string) (agent.Provider, error) {
+		return runExtract(ctx, args, stdin, stdout, stderr, func(name string) (agent.Extractor, error) {
 			if name != "" {
 				cfg.Provider = name
 			}
-			return cfg.newProvider(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+			p, err := cfg.newProvider(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+			if err != nil {
+				return nil, err
+			}
+			if x, _ := extractorAndJudge(p); x != nil {
+				return x, nil
+			}
+			return agent.ModelExtractor(p), nil
 		})
 	case "version":
 		fmt.Fprintln(stdout, "baton", version)
@@ -137,8 +144,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	srv := web.New(web.Config{DB: db, Provider: provider, Logger: log, SessionKey: key, Version: version, MemoryBudget: cfg.MemoryTokens,
-		Hosts: cfg.allowedHosts(log)})
+	extractor, judge := extractorAndJudge(provider)
+	srv := web.New(web.Config{DB: db, Provider: provider, Extractor: extractor, Judge: judge, Logger: log, SessionKey: key,
+		Version: version, MemoryBudget: cfg.MemoryTokens, Hosts: cfg.allowedHosts(log)})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another Baton running? set --addr or BATON_ADDR)", cfg.Addr, err)

@@ -121,15 +121,10 @@ func (p slowProvider) Stream(ctx context.Context, req agent.Request, emit func(a
 	})
 }
 
-// Extract keeps the offline rule-based extractor (the wrapper would hide it).
-func (p slowProvider) Extract(ctx context.Context, msgs []agent.TranscriptMessage) (agent.Extraction, error) {
-	return p.Provider.(agent.Extractor).Extract(ctx, msgs)
-}
-
 func newServer(t *testing.T) (*httptest.Server, *store.DB) {
 	t.Helper()
 	db := storetest.MustOpen(t)
-	srv := web.New(web.Config{DB: db, Provider: slowProvider{offline.New()},
+	srv := web.New(web.Config{DB: db, Provider: slowProvider{offline.New()}, Extractor: offline.New(),
 		Logger: slog.New(slog.DiscardHandler), SessionKey: []byte("0123456789abcdef0123456789abcdef")})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
