@@ -21,13 +21,24 @@ import (
 // plan. complete_planning's summary is stored apart, in Plan.Summary. A plan
 // that did not complete starts with a quoted note saying why it is unfinished.
 type Planner struct {
-	DB       *store.DB
+	DB       PlanStore
 	Provider Provider
 	MaxSteps int          // DefaultMaxSteps when zero
 	Logger   *slog.Logger // slog.Default() when nil
 	// Memory, when set, returns the workspace memory section for a
 	// snapshot (see MemoryPrompt); it goes after the handoff data.
 	Memory func(ctx context.Context, sn *store.Snapshot) string
+}
+
+// PlanStore is what the plan agent needs of the store: the plan and its
+// snapshot, its steps as they happen, and add_decision's write.
+type PlanStore interface {
+	CreatePlan(ctx context.Context, snapshotID string) (*store.Plan, error)
+	FindPlanByID(ctx context.Context, id string) (*store.Plan, error)
+	FindSnapshotByID(ctx context.Context, id string) (*store.Snapshot, error)
+	AddPlanStep(ctx context.Context, planID string, in store.PlanStepCreate) (*store.PlanStep, error)
+	FinishPlan(ctx context.Context, id string, in store.PlanFinish) (*store.Plan, error)
+	CreateDecision(ctx context.Context, handoffID string, in store.DecisionCreate, version int) (*store.Decision, store.Change, error)
 }
 
 // PlanHooks receive a run's progress as it happens, on Run's goroutine and in

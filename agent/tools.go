@@ -180,7 +180,7 @@ func checkToolText(field, s string) (string, error) {
 
 // planTools holds what the plan agent's tools share during one run.
 type planTools struct {
-	db       *store.DB
+	db       PlanStore
 	snapshot *store.Snapshot
 
 	added   map[string]bool // decisions added, by folded content
@@ -188,7 +188,7 @@ type planTools struct {
 	done    bool
 }
 
-func newPlanTools(db *store.DB, sn *store.Snapshot) *planTools {
+func newPlanTools(db PlanStore, sn *store.Snapshot) *planTools {
 	return &planTools{db: db, snapshot: sn, added: map[string]bool{}}
 }
 

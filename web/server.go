@@ -29,7 +29,7 @@ import (
 
 // Config is what the server needs from its caller.
 type Config struct {
-	DB       *store.DB
+	DB       Store
 	Provider agent.Provider
 	Logger   *slog.Logger
 	// Extractor extracts handoffs without a model (the offline rules). When
@@ -65,7 +65,7 @@ type Config struct {
 // Server serves Baton over HTTP. Its fields are set once in New and only
 // read afterwards; per-request state lives in the request's context.
 type Server struct {
-	db       *store.DB
+	db       Store
 	provider agent.Provider
 	log      *slog.Logger
 	assets   *static.Assets
