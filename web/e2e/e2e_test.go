@@ -111,11 +111,25 @@ document.addEventListener("securitypolicyviolation", e => window.__csp.push(e.vi
 }
 
 // slowProvider paces the offline provider's deltas so that streaming is
-// visible to the page the way a real model's is.
-type slowProvider struct{ agent.Provider }
+// visible to the page the way a real model's is. With a hold channel, every
+// reply stops after its first delta until hold is closed, so a test can look
+// at the page mid-stream however slow the machine is.
+type slowProvider struct {
+	agent.Provider
+	hold <-chan struct{}
+}
 
 func (p slowProvider) Stream(ctx context.Context, req agent.Request, emit func(agent.Delta) error) (*agent.Reply, error) {
+	first := true
 	return p.Provider.Stream(ctx, req, func(d agent.Delta) error {
+		if !first && p.hold != nil {
+			select {
+			case <-p.hold:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		first = false
 		time.Sleep(5 * time.Millisecond)
 		return emit(d)
 	})
@@ -123,8 +137,13 @@ func (p slowProvider) Stream(ctx context.Context, req agent.Request, emit func(a
 
 func newServer(t *testing.T) (*httptest.Server, *store.DB) {
 	t.Helper()
+	return newServerWith(t, slowProvider{Provider: offline.New()})
+}
+
+func newServerWith(t *testing.T, p agent.Provider) (*httptest.Server, *store.DB) {
+	t.Helper()
 	db := storetest.MustOpen(t)
-	srv := web.New(web.Config{DB: db, Provider: slowProvider{offline.New()}, Extractor: offline.New(),
+	srv := web.New(web.Config{DB: db, Provider: p, Extractor: offline.New(),
 		Logger: slog.New(slog.DiscardHandler), SessionKey: []byte("0123456789abcdef0123456789abcdef")})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
@@ -135,7 +154,8 @@ func newServer(t *testing.T) (*httptest.Server, *store.DB) {
 // message with Enter, watches the reply stream in, reloads and finds both
 // messages, with no CSP violation on the way.
 func TestChatStreamsAndPersists(t *testing.T) {
-	ts, _ := newServer(t)
+	hold := make(chan struct{})
+	ts, _ := newServerWith(t, slowProvider{Provider: offline.New(), hold: hold})
 	b := newBrowser(t)
 
 	const countSwaps = `(() => {
@@ -163,6 +183,7 @@ func TestChatStreamsAndPersists(t *testing.T) {
 		pressEnter(),
 		chromedp.WaitVisible(`[data-testid="pending-reply"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector("#content").disabled`, &disabledWhileStreaming),
+		chromedp.ActionFunc(func(context.Context) error { close(hold); return nil }),
 		chromedp.WaitVisible(`article[data-testid="msg-assistant"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`window.__swaps`, &swaps),
 		chromedp.Text(`article[data-testid="msg-assistant"] .body`, &streamedText, chromedp.ByQuery),
