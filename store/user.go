@@ -290,3 +290,72 @@ func (db *DB) SetUp(ctx context.Context, in Setup) (*User, error) {
 	}
 	return u, nil
 }
+
+// UserAdd is the input of AddUser: an account and the workspace it joins.
+type UserAdd struct {
+	User UserCreate
+	// Workspace names the workspace to join, created when no workspace
+	// has that name; "" means the default workspace.
+	Workspace string
+	// Role in the workspace; "" makes the user owner of a workspace that
+	// has no owner yet, and editor otherwise.
+	Role MemberRole
+}
+
+// AddUser creates an account as a member of a workspace, creating the
+// workspace if needed, in one transaction: on any error nothing changes.
+// Returns ErrInvalid for bad input and ErrConflict if the email has an
+// account already.
+func (db *DB) AddUser(ctx context.Context, in UserAdd) (*User, *Membership, error) {
+	if err := in.User.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if in.Role != "" {
+		if err := in.Role.Validate(); err != nil {
+			return nil, nil, err
+		}
+	}
+	var wsName string
+	if in.Workspace != "" {
+		var err error
+		if wsName, err = normalizeName("workspace", "workspace name", in.Workspace); err != nil {
+			return nil, nil, err
+		}
+	}
+	hash := HashPassword(in.User.Password)
+	var u *User
+	var wsID string
+	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+		if u, err = db.createUser(ctx, tx, in.User, hash); err != nil {
+			return err
+		}
+		wsID = db.defaultWorkspace
+		if wsName != "" {
+			err := tx.QueryRowContext(ctx, `SELECT id FROM workspaces WHERE name = ? COLLATE NOCASE ORDER BY created_at, id LIMIT 1`, wsName).Scan(&wsID)
+			if errors.Is(err, sql.ErrNoRows) {
+				wsID = newID()
+				_, err = tx.ExecContext(ctx, `INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?)`, wsID, wsName, formatTime(db.now()))
+			}
+			if err != nil {
+				return fmt.Errorf("add user: workspace: %w", err)
+			}
+		}
+		role := in.Role
+		if role == "" {
+			var owners int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships WHERE workspace_id = ? AND role = 'owner'`, wsID).Scan(&owners); err != nil {
+				return fmt.Errorf("add user: %w", err)
+			}
+			role = RoleEditor
+			if owners == 0 {
+				role = RoleOwner
+			}
+		}
+		return db.addMember(ctx, tx, wsID, u.ID, role)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := db.FindMembership(ctx, wsID, u.ID)
+	return u, m, err
+}
