@@ -47,6 +47,8 @@ type Config struct {
 	// ModelRate limits model-backed requests per client (per second, with a
 	// burst of ten times that). Zero means 2/s.
 	ModelRate float64
+	// Auth configures accounts and sign-in sessions.
+	Auth AuthConfig
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -59,6 +61,7 @@ type Server struct {
 	markdown *views.Markdown
 	items    *views.HTMLCache // rendered message items
 	sessions *sessions.CookieStore
+	auth     *auth
 	version  string
 	replies  *replyRuns
 	extracts *extractJobs
@@ -87,6 +90,7 @@ func New(cfg Config) *Server {
 		markdown:     views.NewMarkdown(),
 		items:        views.NewHTMLCache(1024),
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
+		auth:         newAuth(cfg.Auth, cfg.SessionKey),
 		version:      cfg.Version,
 		replies:      newReplyRuns(),
 		extracts:     newExtractJobs(),
@@ -178,6 +182,7 @@ func New(cfg Config) *Server {
 	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
 	b.POST("/h/:id/:kind/:item", s.handleItemUpdate)
 	b.POST("/h/:id/:kind/:item/delete", s.handleItemDelete)
+	s.accountRoutes(b) // accounts: set-up, sign-in, members, invites, tokens
 
 	// JSON API: for scripts and agents. No cookies are involved, so no
 	// CSRF token; requireJSON refuses what a cross-site form could send.
