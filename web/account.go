@@ -419,4 +419,3 @@ func (s *Server) handleTokenRevoke(c echo.Context) error {
 	s.setFlash(c, "Token "+strconv.Quote(t.Name)+" revoked: programs using it are refused from now on.")
 	return c.Redirect(http.StatusSeeOther, "/settings/tokens")
 }
-
