@@ -562,3 +562,44 @@ func TestSignInFailures(t *testing.T) {
 		t.Fatal("still limited after the window")
 	}
 }
+
+func TestSessionWorkspaceAndCleanup(t *testing.T) {
+	ctx := context.Background()
+	db := store.MustOpen(t)
+	clk := newClock(db)
+	u := mustUser(t, db, "ana@example.com")
+	side, err := db.CreateWorkspace(ctx, "  Side   project ")
+	if err != nil || side.Name != "Side project" {
+		t.Fatalf("CreateWorkspace=%v, %v", side, err)
+	}
+	foreign, _ := db.CreateWorkspace(ctx, "Foreign")
+	mustMember(t, db, side.ID, u.ID, store.RoleViewer)
+	if w, err := db.FindWorkspaceByName(ctx, "side PROJECT"); err != nil || w.ID != side.ID {
+		t.Fatalf("FindWorkspaceByName=%v, %v", w, err)
+	}
+
+	s, secret, _ := db.CreateSession(ctx, store.SessionCreate{UserID: u.ID, Lifetime: 10 * time.Hour})
+	if err := db.SetSessionWorkspace(ctx, s.ID, foreign.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("switch to a workspace of others: err=%v, want ErrNotFound", err)
+	}
+	if err := db.SetSessionWorkspace(ctx, s.ID, side.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.FindSessionBySecret(ctx, secret); got.WorkspaceID != side.ID || got.Role != store.RoleViewer || got.WorkspaceName != "Side project" {
+		t.Fatalf("session=%+v, want the side project as viewer", got)
+	}
+
+	_, idleSecret, _ := db.CreateSession(ctx, store.SessionCreate{UserID: u.ID, Lifetime: 10 * time.Hour})
+	clk.Add(2 * time.Hour)
+	db.TouchSession(ctx, s.ID)
+	n, err := db.DeleteExpiredSessions(ctx, time.Hour)
+	if err != nil || n != 1 {
+		t.Fatalf("DeleteExpiredSessions=%d, %v; want the idle one", n, err)
+	}
+	if _, err := db.FindSessionBySecret(ctx, idleSecret); !errors.Is(err, store.ErrUnauthorized) {
+		t.Fatalf("idle session: err=%v", err)
+	}
+	if _, err := db.FindSessionBySecret(ctx, secret); err != nil {
+		t.Fatalf("active session deleted: %v", err)
+	}
+}

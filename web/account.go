@@ -31,6 +31,7 @@ func (s *Server) accountRoutes(g *echo.Group) {
 	a := g.Group("", s.requireSession)
 	a.GET("/account", s.handleAccountShow)
 	a.POST("/account/password", s.handlePasswordChange)
+	a.POST("/workspace", s.handleWorkspaceSwitch)
 	a.GET("/settings/tokens", s.handleTokensShow, requireRole(store.RoleViewer))
 	a.POST("/settings/tokens", s.handleTokenCreate, requireRole(store.RoleViewer))
 	a.POST("/settings/tokens/:id/revoke", s.handleTokenRevoke)
@@ -418,4 +419,15 @@ func (s *Server) handleTokenRevoke(c echo.Context) error {
 	}
 	s.setFlash(c, "Token "+strconv.Quote(t.Name)+" revoked: programs using it are refused from now on.")
 	return c.Redirect(http.StatusSeeOther, "/settings/tokens")
+}
+
+// handleWorkspaceSwitch serves POST /workspace (field workspace): the
+// session shows another of the user's workspaces from now on. A workspace
+// the user is not a member of answers 404, as if it did not exist.
+func (s *Server) handleWorkspaceSwitch(c echo.Context) error {
+	p := principalOf(c)
+	if err := s.db.SetSessionWorkspace(c.Request().Context(), p.Session.ID, c.FormValue("workspace")); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/")
 }

@@ -117,7 +117,6 @@ func (sidSerializer) Deserialize(src []byte, dst any) error {
 	return nil
 }
 
-
 // principal is who makes a request: a person signed in with a session, or
 // a program holding one of their API tokens. Exactly one of Session and
 // Token is set.
@@ -356,6 +355,10 @@ func (s *Server) startSession(c echo.Context, user *store.User, workspaceID stri
 	sess, secret, err := s.db.CreateSession(ctx, store.SessionCreate{UserID: user.ID, WorkspaceID: workspaceID, Lifetime: s.auth.cfg.SessionLifetime})
 	if err != nil {
 		return err
+	}
+	// Sign-ins are rare: a good moment to forget sessions nobody can use.
+	if _, err := s.db.DeleteExpiredSessions(ctx, s.auth.cfg.SessionIdle); err != nil {
+		s.log.Warn("delete expired sessions", "err", err)
 	}
 	cookie := sessions.NewSession(s.auth.cookies, s.auth.cookieName)
 	opts := *s.auth.cookies.Options

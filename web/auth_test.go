@@ -577,3 +577,44 @@ func TestAccountPagesNeedCSRF(t *testing.T) {
 	res, body := a.browser().do(req)
 	wantStatus(t, res, body, http.StatusForbidden)
 }
+
+func TestWorkspaceSwitch(t *testing.T) {
+	a, _ := newAuthApp(t, web.AuthConfig{})
+	ana := a.setUp()
+	ctx := context.Background()
+	other, err := a.DB.CreateWorkspace(ctx, "Side project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, _ := a.DB.CreateWorkspace(ctx, "Not hers")
+	if err := a.DB.AddMember(ctx, other.ID, ana.ID, store.RoleViewer); err != nil {
+		t.Fatal(err)
+	}
+	b := a.browser()
+	b.login("ana@example.com", ownerPassword)
+	_, body := b.get("/members")
+	if !strings.Contains(body, "Members of Acme") {
+		t.Fatal("the first workspace is not shown after sign-in")
+	}
+	res, body := b.post("/workspace", url.Values{"workspace": {foreign.ID}})
+	wantStatus(t, res, body, http.StatusNotFound)
+	res, body = b.post("/workspace", url.Values{"workspace": {other.ID}})
+	wantRedirect(t, res, body, "/")
+	_, body = b.get("/members")
+	if !strings.Contains(body, "Members of Side project") {
+		t.Fatal("the switch did not change the workspace shown")
+	}
+	// A viewer there: no member management.
+	res, body = b.post("/invites", url.Values{"role": {"viewer"}, "days": {"1"}})
+	wantStatus(t, res, body, http.StatusForbidden)
+}
+
+func TestSessionRedirectsHTMX(t *testing.T) {
+	a, _ := newAuthApp(t, web.AuthConfig{})
+	a.setUp()
+	res, body := a.browser().do(a.newRequest(http.MethodGet, "/account", nil, htmxSameOrigin))
+	wantStatus(t, res, body, http.StatusUnauthorized)
+	if got := res.Header.Get("HX-Redirect"); got != "/login?next=%2Faccount" {
+		t.Fatalf("HX-Redirect=%q, want the sign-in page", got)
+	}
+}
