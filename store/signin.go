@@ -20,6 +20,9 @@ const (
 // forgets failures older than the window.
 func (db *DB) RecordSignInFailure(ctx context.Context, email, client string) error {
 	now := db.now()
+	if len(email) > MaxEmailLen {
+		email = email[:MaxEmailLen] // no address is longer: a guess, kept short
+	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sign_in_failures (email, client, at) VALUES (?, ?, ?)`,
 			strings.ToLower(strings.TrimSpace(email)), client, formatTime(now)); err != nil {
@@ -35,6 +38,9 @@ func (db *DB) RecordSignInFailure(ctx context.Context, email, client string) err
 // CountSignInFailures returns the failed sign-ins within the window for
 // the email and for the client.
 func (db *DB) CountSignInFailures(ctx context.Context, email, client string) (byAccount, byClient int, err error) {
+	if len(email) > MaxEmailLen {
+		email = email[:MaxEmailLen]
+	}
 	since := formatTime(db.now().Add(-SignInFailureWindow))
 	err = db.readRow(ctx,
 		`SELECT (SELECT COUNT(*) FROM sign_in_failures WHERE email = ? AND at > ?),

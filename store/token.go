@@ -12,9 +12,6 @@ import (
 // recognise one.
 const TokenPrefix = "baton_"
 
-// MaxTokenNameLen is the longest token name, in characters.
-const MaxTokenNameLen = 100
-
 // TokenScope is what an API token may do.
 type TokenScope string
 
@@ -84,9 +81,6 @@ func (in *TokenCreate) Validate() error {
 	var err error
 	if in.Name, err = normalizeName("name", "token name", in.Name); err != nil {
 		return err
-	}
-	if n := len([]rune(in.Name)); n > MaxTokenNameLen {
-		return invalidf("name", "The token name is %d characters long; keep it to %d.", n, MaxTokenNameLen)
 	}
 	return in.Scope.Validate()
 }

@@ -86,7 +86,7 @@ func (s *Server) handleSetup(c echo.Context) error {
 			return show(http.StatusTooManyRequests, tooManyFailures)
 		}
 		code := strings.ToUpper(strings.TrimSpace(c.FormValue("code")))
-		if subtle.ConstantTimeCompare([]byte(code), []byte(s.auth.cfg.SetupCode)) != 1 {
+		if subtle.ConstantTimeCompare([]byte(code), []byte(strings.ToUpper(s.auth.cfg.SetupCode))) != 1 {
 			if err := s.db.RecordSignInFailure(ctx, setupFailureEmail, client); err != nil {
 				return err
 			}

@@ -266,7 +266,7 @@ func redirect(c echo.Context, path string) error {
 // in, and "/" otherwise: never another site (//evil, /\evil, https://…).
 func safeNext(path string) string {
 	if path == "" || path[0] != '/' || strings.HasPrefix(path, "//") || strings.HasPrefix(path, "/\\") ||
-		strings.ContainsAny(path, "\r\n\x00") || strings.HasPrefix(path, "/logout") {
+		strings.ContainsAny(path, "\r\n\x00") || strings.HasPrefix(path, "/logout") || strings.HasPrefix(path, "/login") {
 		return "/"
 	}
 	return path

@@ -202,7 +202,7 @@ func TestRequireSessionPrincipal(t *testing.T) {
 
 func TestSafeNext(t *testing.T) {
 	for in, want := range map[string]string{
-		"/t/1?x=2": "/t/1?x=2", "": "/", "//evil": "/", "/\\evil": "/", "https://evil": "/", "/logout": "/", "/a\r\nb": "/",
+		"/t/1?x=2": "/t/1?x=2", "": "/", "//evil": "/", "/\\evil": "/", "https://evil": "/", "/logout": "/", "/login?next=/x": "/", "/a\r\nb": "/",
 	} {
 		if got := safeNext(in); got != want {
 			t.Errorf("safeNext(%q)=%q, want %q", in, got, want)

@@ -209,7 +209,7 @@ func TestSetupCode(t *testing.T) {
 			t.Errorf("setupCode(%q)=%q, want a 10-character code", addr, got)
 		}
 	}
-	if setupCode(":8080") == setupCode(":8080") {
+	if a, b := setupCode(":8080"), setupCode(":8080"); a == b {
 		t.Error("two setup codes are equal: not random")
 	}
 }
