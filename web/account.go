@@ -28,18 +28,20 @@ func (s *Server) accountRoutes(g *echo.Group) {
 	g.GET("/invite/:token", s.handleInviteShow, s.optionalSession)
 	g.POST("/invite/:token", s.handleInviteAccept, s.optionalSession)
 
-	a := g.Group("", s.requireSession)
-	a.GET("/account", s.handleAccountShow)
-	a.POST("/account/password", s.handlePasswordChange)
-	a.POST("/workspace", s.handleWorkspaceSwitch)
-	a.GET("/settings/tokens", s.handleTokensShow, requireRole(store.RoleViewer))
-	a.POST("/settings/tokens", s.handleTokenCreate, requireRole(store.RoleViewer))
-	a.POST("/settings/tokens/:id/revoke", s.handleTokenRevoke)
-	a.GET("/members", s.handleMembersShow, requireRole(store.RoleViewer))
-	a.POST("/members/:user/role", s.handleMemberRole, requireRole(store.RoleOwner))
-	a.POST("/members/:user/remove", s.handleMemberRemove, requireRole(store.RoleOwner))
-	a.POST("/invites", s.handleInviteCreate, requireRole(store.RoleOwner))
-	a.POST("/invites/:id/delete", s.handleInviteDelete, requireRole(store.RoleOwner))
+	// Per route, not a Group: a Group's middleware also answers every
+	// unknown path under its prefix, which would turn 404s into sign-in.
+	signedIn := s.requireSession
+	g.GET("/account", s.handleAccountShow, signedIn)
+	g.POST("/account/password", s.handlePasswordChange, signedIn)
+	g.POST("/workspace", s.handleWorkspaceSwitch, signedIn)
+	g.GET("/settings/tokens", s.handleTokensShow, signedIn, requireRole(store.RoleViewer))
+	g.POST("/settings/tokens", s.handleTokenCreate, signedIn, requireRole(store.RoleViewer))
+	g.POST("/settings/tokens/:id/revoke", s.handleTokenRevoke, signedIn)
+	g.GET("/members", s.handleMembersShow, signedIn, requireRole(store.RoleViewer))
+	g.POST("/members/:user/role", s.handleMemberRole, signedIn, requireRole(store.RoleOwner))
+	g.POST("/members/:user/remove", s.handleMemberRemove, signedIn, requireRole(store.RoleOwner))
+	g.POST("/invites", s.handleInviteCreate, signedIn, requireRole(store.RoleOwner))
+	g.POST("/invites/:id/delete", s.handleInviteDelete, signedIn, requireRole(store.RoleOwner))
 }
 
 // noStore keeps a page with a secret on it out of every cache.
