@@ -60,6 +60,8 @@ type Config struct {
 	// page follows it, so that the page that started it can load and
 	// connect. Zero means ten seconds.
 	JobConnectGrace time.Duration
+	// Auth configures accounts and sign-in sessions.
+	Auth AuthConfig
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -72,6 +74,7 @@ type Server struct {
 	markdown *views.Markdown
 	items    *views.HTMLCache // rendered message items
 	sessions *sessions.CookieStore
+	auth     *auth
 	version  string
 	// extractor extracts handoffs; nil asks provider.
 	extractor agent.Extractor
@@ -113,6 +116,7 @@ func New(cfg Config) *Server {
 		markdown:     views.NewMarkdown(),
 		items:        views.NewHTMLCache(1024),
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
+		auth:         newAuth(cfg.Auth, cfg.SessionKey),
 		version:      cfg.Version,
 		jobs:         newJobRunner(cfg.Logger, cfg.JobGrace, cfg.JobConnectGrace),
 		memoryBudget: cfg.MemoryBudget,
@@ -206,6 +210,7 @@ func New(cfg Config) *Server {
 	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
 	b.POST("/h/:id/:kind/:item", s.handleItemUpdate)
 	b.POST("/h/:id/:kind/:item/delete", s.handleItemDelete)
+	s.accountRoutes(b) // accounts: set-up, sign-in, members, invites, tokens
 
 	// JSON API: for scripts and agents. No cookies are involved, so no
 	// CSRF token; requireJSON refuses what a cross-site form could send.

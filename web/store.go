@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"time"
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
@@ -18,6 +19,7 @@ type Store interface {
 	extractionStore
 	planStore
 	memoryStore
+	accountStore
 }
 
 // threadStore serves brainstorms: threads, messages, replies and pins.
@@ -79,6 +81,38 @@ type memoryStore interface {
 	SupersedeDecisionRecord(ctx context.Context, id, byID string) error
 	ReactivateDecisionRecord(ctx context.Context, id string) error
 	FindUncapturedSnapshots(ctx context.Context, limit int) ([]*store.Snapshot, error)
+}
+
+// accountStore serves people: set-up, sign-in, sessions, members, invites and API tokens.
+type accountStore interface {
+	AcceptInvite(ctx context.Context, secret, userID string) (*store.Membership, error)
+	AcceptInviteAsNewUser(ctx context.Context, secret string, in store.UserCreate) (*store.User, *store.Membership, error)
+	AuthenticateUser(ctx context.Context, email, password string) (*store.User, error)
+	ChangePassword(ctx context.Context, in store.PasswordChange) error
+	ChangeRole(ctx context.Context, workspaceID, userID string, role store.MemberRole) (*store.Membership, error)
+	CreateInvite(ctx context.Context, in store.InviteCreate) (*store.Invite, string, error)
+	CreateSession(ctx context.Context, in store.SessionCreate) (*store.Session, string, error)
+	CreateToken(ctx context.Context, in store.TokenCreate) (*store.Token, string, error)
+	DefaultWorkspaceID() string
+	DeleteExpiredSessions(ctx context.Context, idle time.Duration) (int, error)
+	DeleteInvite(ctx context.Context, workspaceID, id string) error
+	EndSession(ctx context.Context, id string) error
+	EndUserSessions(ctx context.Context, userID, keep string) (int, error)
+	FindInviteBySecret(ctx context.Context, secret string) (*store.Invite, error)
+	FindInvites(ctx context.Context, workspaceID string) ([]*store.Invite, error)
+	FindMemberships(ctx context.Context, f store.MembershipFilter) ([]*store.Membership, error)
+	FindSessionBySecret(ctx context.Context, secret string) (*store.Session, error)
+	FindTokenBySecret(ctx context.Context, secret string) (*store.Token, error)
+	FindTokens(ctx context.Context, f store.TokenFilter) ([]*store.Token, error)
+	HasUsers(ctx context.Context) (bool, error)
+	RecordSignInFailure(ctx context.Context, email, client string) error
+	RemoveMember(ctx context.Context, workspaceID, userID string) error
+	RevokeToken(ctx context.Context, id, userID string) (*store.Token, error)
+	SetSessionWorkspace(ctx context.Context, id, workspaceID string) error
+	SetUp(ctx context.Context, in store.Setup) (*store.User, error)
+	SignInLimited(ctx context.Context, email, client string) (bool, error)
+	TouchSession(ctx context.Context, id string) error
+	TouchToken(ctx context.Context, id string) error
 }
 
 // The SQLite store is the one in use today.

@@ -54,6 +54,8 @@ Commands:
   serve     serve the web app (the default)
   extract   extract decisions, files and risks from a transcript (JSON) and print them
   migrate   create or upgrade the database, then exit
+  user      add or list accounts (baton user add|list)
+  token     create, list or revoke API tokens (baton token create|list|revoke)
   version   print the version
 
 Run "baton <command> -h" for a command's flags.`
@@ -86,6 +88,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			}
 			return agent.ModelExtractor(p), nil
 		})
+	case "user":
+		return runUser(ctx, args, getenv, stdin, stdout, stderr)
+	case "token":
+		return runToken(ctx, args, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "baton", version)
 		return nil
