@@ -187,20 +187,11 @@ func (db *DB) FindMessages(ctx context.Context, f MessageFilter) ([]*Message, er
 		     ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`
 		args = append(args, f.Last)
 	}
-	rows, err := db.readRows(ctx, q, args...)
+	msgs, err := scanAll(scanMessage)(db.readRows(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("find messages: %w", err)
 	}
-	defer rows.Close()
-	var msgs []*Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find messages: %w", err)
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, rows.Err()
+	return msgs, nil
 }
 
 // DeleteFailedReply removes a failed assistant reply so that it can be
@@ -234,19 +225,12 @@ func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*M
 // ID, ThreadID, Role, Status and Pinned filled: enough to tell what changed
 // since a page was rendered, at a fraction of the cost of FindMessages.
 func (db *DB) FindMessageHeads(ctx context.Context, threadID string) ([]*Message, error) {
-	rows, err := db.readRows(ctx,
-		`SELECT id, role, status, pinned FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID)
+	heads, err := scanAll(func(s scanner) (*Message, error) {
+		m := &Message{ThreadID: threadID}
+		return m, s.Scan(&m.ID, &m.Role, &m.Status, &m.Pinned)
+	})(db.readRows(ctx, `SELECT id, role, status, pinned FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID))
 	if err != nil {
 		return nil, fmt.Errorf("find message heads: %w", err)
 	}
-	defer rows.Close()
-	var out []*Message
-	for rows.Next() {
-		m := &Message{ThreadID: threadID}
-		if err := rows.Scan(&m.ID, &m.Role, &m.Status, &m.Pinned); err != nil {
-			return nil, fmt.Errorf("find message heads: %w", err)
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return heads, nil
 }

@@ -270,27 +270,22 @@ func (db *DB) FindPlanByID(ctx context.Context, id string) (*Plan, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("find plan %s: %w", id, err)
 	}
-	rows, err := tx.QueryContext(ctx,
-		`SELECT n, kind, tool, input, result, is_error, description, input_tokens, output_tokens, created_at
-		 FROM plan_steps WHERE plan_id = ? ORDER BY n`, id)
-	if err != nil {
-		return nil, fmt.Errorf("find plan %s steps: %w", id, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	p.Steps, err = scanAll(func(sc scanner) (*PlanStep, error) {
 		s := &PlanStep{PlanID: id}
 		var input, created string
-		if err := rows.Scan(&s.N, &s.Kind, &s.Tool, &input, &s.Result, &s.IsError, &s.Description,
+		if err := sc.Scan(&s.N, &s.Kind, &s.Tool, &input, &s.Result, &s.IsError, &s.Description,
 			&s.InputTokens, &s.OutputTokens, &created); err != nil {
-			return nil, fmt.Errorf("find plan %s steps: %w", id, err)
+			return nil, err
 		}
 		if input != "" {
 			s.Input = json.RawMessage(input)
 		}
 		s.CreatedAt = parseTime(created)
-		p.Steps = append(p.Steps, s)
-	}
-	if err := rows.Err(); err != nil {
+		return s, nil
+	})(tx.QueryContext(ctx,
+		`SELECT n, kind, tool, input, result, is_error, description, input_tokens, output_tokens, created_at
+		 FROM plan_steps WHERE plan_id = ? ORDER BY n`, id))
+	if err != nil {
 		return nil, fmt.Errorf("find plan %s steps: %w", id, err)
 	}
 	return p, nil
@@ -315,20 +310,11 @@ func (db *DB) FindPlans(ctx context.Context, f PlanFilter) ([]*Plan, error) {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	plans, err := scanAll(scanPlan)(db.read.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("find plans: %w", err)
 	}
-	defer rows.Close()
-	var out []*Plan
-	for rows.Next() {
-		p, err := scanPlan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find plans: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return plans, nil
 }
 
 // failInterruptedPlans ends plans that a previous process left running.

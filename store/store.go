@@ -122,6 +122,30 @@ func (db *DB) readRows(ctx context.Context, q string, args ...any) (*sql.Rows, e
 	return st.QueryContext(ctx, args...)
 }
 
+// scanAll returns a function that reads every row a query returned with
+// scan and closes the rows; it passes on the query's own error. Call it
+// on the query: scanAll(scanThread)(db.read.QueryContext(ctx, q, args...)).
+func scanAll[T any](scan func(scanner) (T, error)) func(*sql.Rows, error) ([]T, error) {
+	return func(rows *sql.Rows, err error) ([]T, error) {
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []T
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
 // rowResult is a *sql.Row or the error of preparing its statement.
 type rowResult struct {
 	row *sql.Row
