@@ -147,10 +147,8 @@ func (db *DB) CompleteExtractionRun(ctx context.Context, runID string, m Extract
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		var handoffID string
 		err := tx.QueryRowContext(ctx, `SELECT handoff_id FROM extraction_runs WHERE id = ? AND status = 'running'`, runID).Scan(&handoffID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("running extraction %s: %w", runID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "running extraction %s", runID)
 		}
 		h := &Handoff{ID: handoffID}
 		if err := findItems(ctx, tx, h); err != nil {
@@ -234,10 +232,8 @@ func (db *DB) Freeze(ctx context.Context, handoffID string, version int) (*Snaps
 	var sn *Snapshot
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE id = ?`, handoffID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("handoff %s: %w", handoffID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "handoff %s", handoffID)
 		}
 		if version != 0 && h.Version != version {
 			return staleVersion(h.Version, version)

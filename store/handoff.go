@@ -305,10 +305,8 @@ func (db *DB) findHandoff(ctx context.Context, where string, arg string) (*Hando
 	}
 	defer tx.Rollback()
 	h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE `+where, arg))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("handoff %s: %w", arg, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find handoff %s: %w", arg, err)
+	if err != nil {
+		return nil, findErr(err, "handoff %s", arg)
 	}
 	if err := findItems(ctx, tx, h); err != nil {
 		return nil, fmt.Errorf("find handoff %s items: %w", h.ID, err)

@@ -25,10 +25,8 @@ func (db *DB) PinMessage(ctx context.Context, threadID, messageID string) (d *De
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		m, err := scanMessage(tx.QueryRowContext(ctx,
 			`SELECT `+messageColumns+` FROM messages WHERE id = ? AND thread_id = ?`, messageID, threadID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("message %s: %w", messageID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "message %s", messageID)
 		}
 		if m.Role != RoleAssistant || m.Status == StatusFailed || strings.TrimSpace(m.Content) == "" {
 			return Errorf(EINVALID, "Only an assistant reply with content can be pinned.")
@@ -77,10 +75,8 @@ func (db *DB) UnpinMessage(ctx context.Context, threadID, messageID string) erro
 			`DELETE FROM decisions WHERE pinned_message_id = ?
 			   AND handoff_id = (SELECT id FROM handoffs WHERE thread_id = ?)
 			 RETURNING handoff_id`, messageID, threadID).Scan(&handoffID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("pin of message %s: %w", messageID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "pin of message %s", messageID)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE messages SET pinned = 0 WHERE id = ?`, messageID); err != nil {
 			return err
@@ -242,10 +238,8 @@ func (db *DB) DeleteDecision(ctx context.Context, handoffID, id string, version 
 		var pinned sql.NullString
 		err := tx.QueryRowContext(ctx, `DELETE FROM decisions WHERE id = ? AND handoff_id = ? RETURNING pinned_message_id`,
 			id, handoffID).Scan(&pinned)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("decision %s: %w", id, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "decision %s", id)
 		}
 		if pinned.Valid {
 			_, err = tx.ExecContext(ctx, `UPDATE messages SET pinned = 0 WHERE id = ?`, pinned.String)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -135,10 +134,10 @@ func likeEscape(s string) string {
 
 func findDecisionRecordByID(ctx context.Context, q querier, id string) (*DecisionRecord, error) {
 	r, err := scanDecisionRecord(q.QueryRowContext(ctx, `SELECT `+decisionRecordColumns+` FROM decision_records d WHERE d.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("decision record %s: %w", id, ErrNotFound)
+	if err != nil {
+		return nil, notFound(err, "decision record %s", id)
 	}
-	return r, err
+	return r, nil
 }
 
 // FindDecisionRecordByID returns a decision record with the summary of its

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -164,10 +163,8 @@ func scanMessage(s scanner) (*Message, error) {
 func (db *DB) FindMessageByID(ctx context.Context, threadID, id string) (*Message, error) {
 	m, err := scanMessage(db.readRow(ctx,
 		`SELECT `+messageColumns+` FROM messages WHERE id = ? AND thread_id = ?`, id, threadID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("message %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find message %s: %w", id, err)
+	if err != nil {
+		return nil, findErr(err, "message %s", id)
 	}
 	return m, nil
 }
@@ -213,10 +210,8 @@ func (db *DB) DeleteFailedReply(ctx context.Context, threadID, id string) error 
 func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*Message, error) {
 	m, err := scanMessage(db.readRow(ctx,
 		`SELECT `+messageColumns+` FROM messages WHERE reply_to = ? AND thread_id = ?`, userMessageID, threadID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("reply to %s: %w", userMessageID, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find reply to %s: %w", userMessageID, err)
+	if err != nil {
+		return nil, findErr(err, "reply to %s", userMessageID)
 	}
 	return m, nil
 }

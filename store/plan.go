@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -133,10 +132,8 @@ func (db *DB) CreatePlan(ctx context.Context, snapshotID string) (*Plan, error) 
 		err := tx.QueryRowContext(ctx,
 			`SELECT s.handoff_id, COALESCE((SELECT MAX(version) FROM plans WHERE snapshot_id = s.id), 0) + 1
 			 FROM snapshots s WHERE s.id = ?`, snapshotID).Scan(&p.HandoffID, &p.Version)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("snapshot %s: %w", snapshotID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "snapshot %s", snapshotID)
 		}
 		_, err = tx.ExecContext(ctx,
 			`INSERT INTO plans (id, handoff_id, snapshot_id, version, status, created_at) VALUES (?, ?, ?, ?, 'running', ?)`,
@@ -187,10 +184,8 @@ func (db *DB) AddPlanStep(ctx context.Context, planID string, in PlanStepCreate)
 func checkRunning(ctx context.Context, tx *sql.Tx, planID string) error {
 	var status PlanStatus
 	err := tx.QueryRowContext(ctx, `SELECT status FROM plans WHERE id = ?`, planID).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("plan %s: %w", planID, ErrNotFound)
-	} else if err != nil {
-		return err
+	if err != nil {
+		return notFound(err, "plan %s", planID)
 	}
 	if status != PlanRunning {
 		return Errorf(ECONFLICT, "Plan %s has already finished (%s).", planID, status)
@@ -265,10 +260,8 @@ func (db *DB) FindPlanByID(ctx context.Context, id string) (*Plan, error) {
 	}
 	defer tx.Rollback()
 	p, err := scanPlan(tx.QueryRowContext(ctx, `SELECT `+planColumns+` FROM plans WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("plan %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find plan %s: %w", id, err)
+	if err != nil {
+		return nil, findErr(err, "plan %s", id)
 	}
 	p.Steps, err = scanAll(func(sc scanner) (*PlanStep, error) {
 		s := &PlanStep{PlanID: id}

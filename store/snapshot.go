@@ -3,10 +3,8 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -100,10 +98,8 @@ func scanSnapshot(s scanner) (*Snapshot, error) {
 // FindSnapshotByID returns a snapshot, or ErrNotFound.
 func (db *DB) FindSnapshotByID(ctx context.Context, id string) (*Snapshot, error) {
 	sn, err := scanSnapshot(db.read.QueryRowContext(ctx, `SELECT `+snapshotColumns+` FROM snapshots WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("snapshot %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find snapshot %s: %w", id, err)
+	if err != nil {
+		return nil, findErr(err, "snapshot %s", id)
 	}
 	return sn, nil
 }

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -77,10 +75,8 @@ func (db *DB) FindThreadByID(ctx context.Context, id string) (*Thread, error) {
 	t, err := scanThread(db.readRow(ctx,
 		`SELECT id, workspace_id, COALESCE(parent_thread_id, ''), title, created_at, updated_at, 0
 		 FROM threads WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("thread %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find thread %s: %w", id, err)
+	if err != nil {
+		return nil, findErr(err, "thread %s", id)
 	}
 	return t, nil
 }
