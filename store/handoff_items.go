@@ -178,9 +178,10 @@ func (db *DB) UpdateDecision(ctx context.Context, handoffID, id string, upd Deci
 	return d, ch, nil
 }
 
-// changeHandoff runs write in a transaction that first records the change
-// on the handoff (touchHandoff: version is as there), and returns the
-// change to the item id.
+// changeHandoff is every change to a handoff's items or summary: in one
+// transaction it records the change on the handoff (touchHandoff, which
+// checks version unless it is zero) and runs write on the item id, then
+// returns the item's ID and the handoff's new version.
 func (db *DB) changeHandoff(ctx context.Context, handoffID, id string, version int,
 	write func(tx *sql.Tx, id string, now time.Time) error) (Change, error) {
 	ch := Change{ID: id}
