@@ -159,7 +159,7 @@ func sanitizeExtraction(x Extraction, n, offset int) Extraction {
 		seen[p] = len(out.FilesReferenced)
 		out.FilesReferenced = append(out.FilesReferenced, ExtractedFile{
 			Path:      p,
-			Relevance: normaliseRelevance(f.Relevance),
+			Relevance: normaliseLevel(f.Relevance),
 			Context:   clip(f.Context, maxItemChars),
 			Sources:   cleanSources(f.Sources, n, offset),
 		})
@@ -171,7 +171,7 @@ func sanitizeExtraction(x Extraction, n, offset int) Extraction {
 		}
 		out.Risks = append(out.Risks, ExtractedRisk{
 			Description: d,
-			Severity:    normaliseSeverity(r.Severity),
+			Severity:    normaliseLevel(r.Severity),
 			Mitigation:  clip(r.Mitigation, maxItemChars),
 			Sources:     cleanSources(r.Sources, n, offset),
 		})
@@ -224,24 +224,12 @@ func mergeSources(a, b []int) []int {
 	return slices.Compact(out)
 }
 
-// normaliseRelevance maps r to a known relevance, medium when unknown.
-func normaliseRelevance(r Relevance) Relevance {
-	switch Relevance(strings.ToLower(strings.TrimSpace(string(r)))) {
-	case RelevanceHigh:
-		return RelevanceHigh
-	case RelevanceLow:
-		return RelevanceLow
+// normaliseLevel maps a relevance or a severity to high, medium or low,
+// medium when unknown.
+func normaliseLevel[L Relevance | Severity](l L) L {
+	switch l := L(strings.ToLower(strings.TrimSpace(string(l)))); l {
+	case "high", "low":
+		return l
 	}
-	return RelevanceMedium
-}
-
-// normaliseSeverity maps s to a known severity, medium when unknown.
-func normaliseSeverity(s Severity) Severity {
-	switch Severity(strings.ToLower(strings.TrimSpace(string(s)))) {
-	case SeverityHigh:
-		return SeverityHigh
-	case SeverityLow:
-		return SeverityLow
-	}
-	return SeverityMedium
+	return "medium"
 }

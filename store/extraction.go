@@ -147,10 +147,8 @@ func (db *DB) CompleteExtractionRun(ctx context.Context, runID string, m Extract
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		var handoffID string
 		err := tx.QueryRowContext(ctx, `SELECT handoff_id FROM extraction_runs WHERE id = ? AND status = 'running'`, runID).Scan(&handoffID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("running extraction %s: %w", runID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "running extraction %s", runID)
 		}
 		h := &Handoff{ID: handoffID}
 		if err := findItems(ctx, tx, h); err != nil {
@@ -167,41 +165,34 @@ func (db *DB) CompleteExtractionRun(ctx context.Context, runID string, m Extract
 			seen["r:"+sameText(r.Description)] = true
 		}
 		now := db.now()
+		// fresh reports whether key is new, and if so counts it and moves
+		// now on, to keep the extractor's order.
+		fresh := func(key string) bool {
+			if seen[key] {
+				return false
+			}
+			seen[key] = true
+			added++
+			now = now.Add(time.Microsecond)
+			return true
+		}
 		for _, d := range m.Decisions {
-			if key := "d:" + sameText(d.Content); !seen[key] {
-				seen[key] = true
-				added++
-				now = now.Add(time.Microsecond) // keep the extractor's order
-				if _, err := tx.ExecContext(ctx,
-					`INSERT INTO decisions (id, handoff_id, content, source, confidence, message_ids, created_at, updated_at)
-					 VALUES (?, ?, ?, 'ai-extracted', ?, ?, ?, ?)`,
-					newID(), handoffID, d.Content, d.Confidence, encodeIDs(d.MessageIDs), formatTime(now), formatTime(now)); err != nil {
+			if fresh("d:" + sameText(d.Content)) {
+				if err := insertDecision(ctx, tx, handoffID, newID(), d, now); err != nil {
 					return err
 				}
 			}
 		}
 		for _, f := range m.Files {
-			if key := "f:" + f.Path; !seen[key] {
-				seen[key] = true
-				added++
-				now = now.Add(time.Microsecond)
-				if _, err := tx.ExecContext(ctx,
-					`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at)
-					 VALUES (?, ?, ?, ?, ?, 'ai-extracted', ?, ?, ?)`,
-					newID(), handoffID, f.Path, f.Relevance, f.Context, encodeIDs(f.MessageIDs), formatTime(now), formatTime(now)); err != nil {
+			if fresh("f:" + f.Path) {
+				if err := insertFileRef(ctx, tx, handoffID, newID(), f, now); err != nil {
 					return err
 				}
 			}
 		}
 		for _, r := range m.Risks {
-			if key := "r:" + sameText(r.Description); !seen[key] {
-				seen[key] = true
-				added++
-				now = now.Add(time.Microsecond)
-				if _, err := tx.ExecContext(ctx,
-					`INSERT INTO risks (id, handoff_id, description, severity, mitigation, source, message_ids, created_at, updated_at)
-					 VALUES (?, ?, ?, ?, ?, 'ai-extracted', ?, ?, ?)`,
-					newID(), handoffID, r.Description, r.Severity, r.Mitigation, encodeIDs(r.MessageIDs), formatTime(now), formatTime(now)); err != nil {
+			if fresh("r:" + sameText(r.Description)) {
+				if err := insertRisk(ctx, tx, handoffID, newID(), r, now); err != nil {
 					return err
 				}
 			}
@@ -241,10 +232,8 @@ func (db *DB) Freeze(ctx context.Context, handoffID string, version int) (*Snaps
 	var sn *Snapshot
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE id = ?`, handoffID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("handoff %s: %w", handoffID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "handoff %s", handoffID)
 		}
 		if version != 0 && h.Version != version {
 			return staleVersion(h.Version, version)

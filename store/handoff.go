@@ -305,10 +305,8 @@ func (db *DB) findHandoff(ctx context.Context, where string, arg string) (*Hando
 	}
 	defer tx.Rollback()
 	h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE `+where, arg))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("handoff %s: %w", arg, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find handoff %s: %w", arg, err)
+	if err != nil {
+		return nil, findErr(err, "handoff %s", arg)
 	}
 	if err := findItems(ctx, tx, h); err != nil {
 		return nil, fmt.Errorf("find handoff %s items: %w", h.ID, err)
@@ -321,75 +319,51 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func findItems(ctx context.Context, q querier, h *Handoff) error {
-	rows, err := q.QueryContext(ctx,
-		`SELECT id, content, source, confidence, message_ids, COALESCE(pinned_message_id, ''), during_planning, created_at, updated_at
-		 FROM decisions WHERE handoff_id = ? ORDER BY created_at, id`, h.ID)
-	if err != nil {
-		return err
-	}
-	h.Decisions = nil
-	for rows.Next() {
+func findItems(ctx context.Context, q querier, h *Handoff) (err error) {
+	h.Decisions, err = scanAll(func(s scanner) (*Decision, error) {
 		d := &Decision{HandoffID: h.ID}
 		var conf sql.NullFloat64
 		var ids, created, updated string
-		if err := rows.Scan(&d.ID, &d.Content, &d.Source, &conf, &ids, &d.PinnedMessageID, &d.DuringPlanning, &created, &updated); err != nil {
-			rows.Close()
-			return err
+		if err := s.Scan(&d.ID, &d.Content, &d.Source, &conf, &ids, &d.PinnedMessageID, &d.DuringPlanning, &created, &updated); err != nil {
+			return nil, err
 		}
 		if conf.Valid {
 			d.Confidence = &conf.Float64
 		}
 		d.MessageIDs = decodeIDs(ids)
 		d.CreatedAt, d.UpdatedAt = parseTime(created), parseTime(updated)
-		d.Label = fmt.Sprintf("D%d", len(h.Decisions)+1)
-		h.Decisions = append(h.Decisions, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-
-	rows, err = q.QueryContext(ctx,
-		`SELECT id, path, relevance, context, source, message_ids, created_at
-		 FROM file_refs WHERE handoff_id = ? ORDER BY created_at, id`, h.ID)
+		return d, nil
+	})(q.QueryContext(ctx,
+		`SELECT id, content, source, confidence, message_ids, COALESCE(pinned_message_id, ''), during_planning, created_at, updated_at
+		 FROM decisions WHERE handoff_id = ? ORDER BY created_at, id`, h.ID))
 	if err != nil {
 		return err
 	}
-	h.Files = nil
-	for rows.Next() {
+	for i, d := range h.Decisions {
+		d.Label = fmt.Sprintf("D%d", i+1)
+	}
+	h.Files, err = scanAll(func(s scanner) (*FileRef, error) {
 		f := &FileRef{HandoffID: h.ID}
 		var ids, created string
-		if err := rows.Scan(&f.ID, &f.Path, &f.Relevance, &f.Context, &f.Source, &ids, &created); err != nil {
-			rows.Close()
-			return err
-		}
+		err := s.Scan(&f.ID, &f.Path, &f.Relevance, &f.Context, &f.Source, &ids, &created)
 		f.MessageIDs, f.CreatedAt = decodeIDs(ids), parseTime(created)
-		h.Files = append(h.Files, f)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-
-	rows, err = q.QueryContext(ctx,
-		`SELECT id, description, severity, mitigation, source, message_ids, created_at
-		 FROM risks WHERE handoff_id = ? ORDER BY created_at, id`, h.ID)
+		return f, err
+	})(q.QueryContext(ctx,
+		`SELECT id, path, relevance, context, source, message_ids, created_at
+		 FROM file_refs WHERE handoff_id = ? ORDER BY created_at, id`, h.ID))
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	h.Risks = nil
-	for rows.Next() {
+	h.Risks, err = scanAll(func(s scanner) (*Risk, error) {
 		r := &Risk{HandoffID: h.ID}
 		var ids, created string
-		if err := rows.Scan(&r.ID, &r.Description, &r.Severity, &r.Mitigation, &r.Source, &ids, &created); err != nil {
-			return err
-		}
+		err := s.Scan(&r.ID, &r.Description, &r.Severity, &r.Mitigation, &r.Source, &ids, &created)
 		r.MessageIDs, r.CreatedAt = decodeIDs(ids), parseTime(created)
-		h.Risks = append(h.Risks, r)
-	}
-	return rows.Err()
+		return r, err
+	})(q.QueryContext(ctx,
+		`SELECT id, description, severity, mitigation, source, message_ids, created_at
+		 FROM risks WHERE handoff_id = ? ORDER BY created_at, id`, h.ID))
+	return err
 }
 
 func encodeIDs(ids []string) string {
@@ -421,26 +395,21 @@ func (db *DB) FindRecentHandoffs(ctx context.Context, workspaceID string, limit 
 	if workspaceID == "" {
 		workspaceID = db.defaultWorkspace
 	}
-	rows, err := db.read.QueryContext(ctx,
+	out, err := scanAll(func(sc scanner) (HandoffSummary, error) {
+		var s HandoffSummary
+		var updated string
+		err := sc.Scan(&s.ID, &s.ThreadID, &s.ThreadTitle, &s.Status, &s.Decisions, &updated)
+		s.UpdatedAt = parseTime(updated)
+		return s, err
+	})(db.read.QueryContext(ctx,
 		`SELECT h.id, h.thread_id, t.title, h.status,
 		        (SELECT COUNT(*) FROM decisions d WHERE d.handoff_id = h.id), h.updated_at
 		 FROM handoffs h JOIN threads t ON t.id = h.thread_id
-		 WHERE h.workspace_id = ? ORDER BY h.updated_at DESC LIMIT ?`, workspaceID, limit)
+		 WHERE h.workspace_id = ? ORDER BY h.updated_at DESC LIMIT ?`, workspaceID, limit))
 	if err != nil {
 		return nil, fmt.Errorf("find recent handoffs: %w", err)
 	}
-	defer rows.Close()
-	var out []HandoffSummary
-	for rows.Next() {
-		var s HandoffSummary
-		var updated string
-		if err := rows.Scan(&s.ID, &s.ThreadID, &s.ThreadTitle, &s.Status, &s.Decisions, &updated); err != nil {
-			return nil, err
-		}
-		s.UpdatedAt = parseTime(updated)
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ReadyState is what a brainstorm page shows about its handoff: whether

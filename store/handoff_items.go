@@ -25,10 +25,8 @@ func (db *DB) PinMessage(ctx context.Context, threadID, messageID string) (d *De
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		m, err := scanMessage(tx.QueryRowContext(ctx,
 			`SELECT `+messageColumns+` FROM messages WHERE id = ? AND thread_id = ?`, messageID, threadID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("message %s: %w", messageID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "message %s", messageID)
 		}
 		if m.Role != RoleAssistant || m.Status == StatusFailed || strings.TrimSpace(m.Content) == "" {
 			return Errorf(EINVALID, "Only an assistant reply with content can be pinned.")
@@ -77,10 +75,8 @@ func (db *DB) UnpinMessage(ctx context.Context, threadID, messageID string) erro
 			`DELETE FROM decisions WHERE pinned_message_id = ?
 			   AND handoff_id = (SELECT id FROM handoffs WHERE thread_id = ?)
 			 RETURNING handoff_id`, messageID, threadID).Scan(&handoffID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("pin of message %s: %w", messageID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "pin of message %s", messageID)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE messages SET pinned = 0 WHERE id = ?`, messageID); err != nil {
 			return err
@@ -125,24 +121,24 @@ func (db *DB) CreateDecision(ctx context.Context, handoffID string, in DecisionC
 	if err := in.validate(); err != nil {
 		return nil, Change{}, err
 	}
-	ch := Change{ID: newID()}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		now := db.now()
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO decisions (id, handoff_id, content, source, confidence, message_ids, during_planning, created_at, updated_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ch.ID, handoffID, in.Content, in.Source, in.Confidence, encodeIDs(in.MessageIDs), in.DuringPlanning,
-			formatTime(now), formatTime(now))
-		return err
+	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *sql.Tx, id string, now time.Time) error {
+		return insertDecision(ctx, tx, handoffID, id, in, now)
 	})
 	if err != nil {
 		return nil, Change{}, fmt.Errorf("create decision: %w", err)
 	}
 	d, err := db.findDecision(ctx, handoffID, ch.ID)
 	return d, ch, err
+}
+
+// insertDecision writes a validated decision into a handoff.
+func insertDecision(ctx context.Context, tx *sql.Tx, handoffID, id string, in DecisionCreate, now time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO decisions (id, handoff_id, content, source, confidence, message_ids, during_planning, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, handoffID, in.Content, in.Source, in.Confidence, encodeIDs(in.MessageIDs), in.DuringPlanning,
+		formatTime(now), formatTime(now))
+	return err
 }
 
 // DecisionUpdate is the input of UpdateDecision: the fields to change (nil
@@ -182,27 +178,48 @@ func (db *DB) UpdateDecision(ctx context.Context, handoffID, id string, upd Deci
 	return d, ch, nil
 }
 
-// updateItem runs apply in a transaction that first records the change on
-// the handoff at the expected version and loads the handoff's items, so
-// that apply finds, changes, validates and writes its item.
-func (db *DB) updateItem(ctx context.Context, handoffID, id string, version int,
-	apply func(tx *sql.Tx, h *Handoff, now time.Time) error) (Change, error) {
-	if version < 1 {
-		return Change{}, Errorf(EINVALID, "Say which version of the handoff the edit was made from.")
-	}
+// changeHandoff is every change to a handoff's items or summary: in one
+// transaction it records the change on the handoff (touchHandoff, which
+// checks version unless it is zero) and runs write on the item id, then
+// returns the item's ID and the handoff's new version.
+func (db *DB) changeHandoff(ctx context.Context, handoffID, id string, version int,
+	write func(tx *sql.Tx, id string, now time.Time) error) (Change, error) {
 	ch := Change{ID: id}
 	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
 		now := db.now()
 		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
 			return err
 		}
+		return write(tx, id, now)
+	})
+	if err != nil {
+		return Change{}, err
+	}
+	return ch, nil
+}
+
+// updateItem is changeHandoff for an edit, which must say the version it
+// was made from: apply finds its item among the handoff's items, changes,
+// validates and writes it.
+func (db *DB) updateItem(ctx context.Context, handoffID, id string, version int,
+	apply func(tx *sql.Tx, h *Handoff, now time.Time) error) (Change, error) {
+	if version < 1 {
+		return Change{}, Errorf(EINVALID, "Say which version of the handoff the edit was made from.")
+	}
+	return db.changeHandoff(ctx, handoffID, id, version, func(tx *sql.Tx, _ string, now time.Time) error {
 		h := &Handoff{ID: handoffID}
 		if err := findItems(ctx, tx, h); err != nil {
 			return err
 		}
 		return apply(tx, h, now)
 	})
-	return ch, err
+}
+
+// patch sets *field to *v, unless v is nil (the update keeps the field).
+func patch[T any](field *T, v *T) {
+	if v != nil {
+		*field = *v
+	}
 }
 
 // findByID returns the item of items with the given ID, or nil.
@@ -218,18 +235,12 @@ func findByID[T any](items []*T, id string, idOf func(*T) string) *T {
 // DeleteDecision removes a decision for good. A pinned decision's message
 // is unpinned.
 func (db *DB) DeleteDecision(ctx context.Context, handoffID, id string, version int) (Change, error) {
-	ch := Change{ID: id}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, db.now()); err != nil {
-			return err
-		}
+	ch, err := db.changeHandoff(ctx, handoffID, id, version, func(tx *sql.Tx, id string, _ time.Time) error {
 		var pinned sql.NullString
-		err = tx.QueryRowContext(ctx, `DELETE FROM decisions WHERE id = ? AND handoff_id = ? RETURNING pinned_message_id`,
+		err := tx.QueryRowContext(ctx, `DELETE FROM decisions WHERE id = ? AND handoff_id = ? RETURNING pinned_message_id`,
 			id, handoffID).Scan(&pinned)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("decision %s: %w", id, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "decision %s", id)
 		}
 		if pinned.Valid {
 			_, err = tx.ExecContext(ctx, `UPDATE messages SET pinned = 0 WHERE id = ?`, pinned.String)
@@ -288,25 +299,26 @@ func (db *DB) CreateFileRef(ctx context.Context, handoffID string, in FileRefInp
 	if err := in.validate(); err != nil {
 		return Change{}, err
 	}
-	ch := Change{ID: newID()}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		now := db.now()
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ch.ID, handoffID, in.Path, in.Relevance, in.Context, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now))
-		if violationOf(err) == uniqueViolation {
-			return fileConflict(in.Path)
-		}
-		return err
+	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *sql.Tx, id string, now time.Time) error {
+		return insertFileRef(ctx, tx, handoffID, id, in, now)
 	})
 	if err != nil {
 		return Change{}, fmt.Errorf("create file: %w", err)
 	}
 	return ch, nil
+}
+
+// insertFileRef writes a validated file into a handoff; a path the
+// handoff already lists is an ECONFLICT.
+func insertFileRef(ctx context.Context, tx *sql.Tx, handoffID, id string, in FileRefInput, now time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, handoffID, in.Path, in.Relevance, in.Context, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now))
+	if violationOf(err) == uniqueViolation {
+		return fileConflict(in.Path)
+	}
+	return err
 }
 
 // FileRefUpdate is the input of UpdateFileRef: the fields to change (nil
@@ -333,15 +345,9 @@ func (db *DB) UpdateFileRef(ctx context.Context, handoffID, id string, upd FileR
 		if f = findByID(h.Files, id, func(f *FileRef) string { return f.ID }); f == nil {
 			return fmt.Errorf("file %s: %w", id, ErrNotFound)
 		}
-		if upd.Path != nil {
-			f.Path = *upd.Path
-		}
-		if upd.Relevance != nil {
-			f.Relevance = *upd.Relevance
-		}
-		if upd.Context != nil {
-			f.Context = *upd.Context
-		}
+		patch(&f.Path, upd.Path)
+		patch(&f.Relevance, upd.Relevance)
+		patch(&f.Context, upd.Context)
 		f.Source = SourceEdited
 		if err := f.Validate(); err != nil {
 			return err
@@ -393,22 +399,22 @@ func (db *DB) CreateRisk(ctx context.Context, handoffID string, in RiskInput, ve
 	if err := in.validate(); err != nil {
 		return Change{}, err
 	}
-	ch := Change{ID: newID()}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		now := db.now()
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO risks (id, handoff_id, description, severity, mitigation, source, message_ids, created_at, updated_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ch.ID, handoffID, in.Description, in.Severity, in.Mitigation, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now))
-		return err
+	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *sql.Tx, id string, now time.Time) error {
+		return insertRisk(ctx, tx, handoffID, id, in, now)
 	})
 	if err != nil {
 		return Change{}, fmt.Errorf("create risk: %w", err)
 	}
 	return ch, nil
+}
+
+// insertRisk writes a validated risk into a handoff.
+func insertRisk(ctx context.Context, tx *sql.Tx, handoffID, id string, in RiskInput, now time.Time) error {
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO risks (id, handoff_id, description, severity, mitigation, source, message_ids, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, handoffID, in.Description, in.Severity, in.Mitigation, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now))
+	return err
 }
 
 // RiskUpdate is the input of UpdateRisk: the fields to change (nil keeps a
@@ -434,15 +440,9 @@ func (db *DB) UpdateRisk(ctx context.Context, handoffID, id string, upd RiskUpda
 		if r = findByID(h.Risks, id, func(r *Risk) string { return r.ID }); r == nil {
 			return fmt.Errorf("risk %s: %w", id, ErrNotFound)
 		}
-		if upd.Description != nil {
-			r.Description = *upd.Description
-		}
-		if upd.Severity != nil {
-			r.Severity = *upd.Severity
-		}
-		if upd.Mitigation != nil {
-			r.Mitigation = *upd.Mitigation
-		}
+		patch(&r.Description, upd.Description)
+		patch(&r.Severity, upd.Severity)
+		patch(&r.Mitigation, upd.Mitigation)
 		r.Source = SourceEdited
 		if err := r.Validate(); err != nil {
 			return err
@@ -464,11 +464,7 @@ func (db *DB) DeleteRisk(ctx context.Context, handoffID, id string, version int)
 }
 
 func (db *DB) deleteItem(ctx context.Context, table, kind, handoffID, id string, version int) (Change, error) {
-	ch := Change{ID: id}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, db.now()); err != nil {
-			return err
-		}
+	ch, err := db.changeHandoff(ctx, handoffID, id, version, func(tx *sql.Tx, id string, _ time.Time) error {
 		// table is one of two constants, never input.
 		return expectOne(tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ? AND handoff_id = ?`, id, handoffID))(kind, id)
 	})
@@ -497,12 +493,8 @@ func (db *DB) SetSummary(ctx context.Context, handoffID, summary string, version
 	if err != nil {
 		return Change{}, err
 	}
-	ch := Change{ID: handoffID}
-	err = db.inTx(ctx, func(tx *sql.Tx) (err error) {
-		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, db.now()); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE handoffs SET summary = ? WHERE id = ?`, summary, handoffID)
+	ch, err := db.changeHandoff(ctx, handoffID, handoffID, version, func(tx *sql.Tx, _ string, _ time.Time) error {
+		_, err := tx.ExecContext(ctx, `UPDATE handoffs SET summary = ? WHERE id = ?`, summary, handoffID)
 		return err
 	})
 	if err != nil {

@@ -256,10 +256,8 @@ func snapshotWorkspace(ctx context.Context, q querier, sn *Snapshot, workspaceID
 	var ws string
 	err := q.QueryRowContext(ctx,
 		`SELECT h.workspace_id FROM snapshots s JOIN handoffs h ON h.id = s.handoff_id WHERE s.id = ?`, sn.ID).Scan(&ws)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("snapshot %s: %w", sn.ID, ErrNotFound)
-	} else if err != nil {
-		return "", err
+	if err != nil {
+		return "", notFound(err, "snapshot %s", sn.ID)
 	}
 	if workspaceID != "" && workspaceID != ws {
 		return "", Errorf(EINVALID, "Snapshot %s belongs to another workspace.", sn.ID)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -104,20 +103,8 @@ func scanDecisionRecord(s scanner, extra ...any) (*DecisionRecord, error) {
 
 // findDecisionRecords runs SELECT columns FROM decision_records d <tail>.
 func findDecisionRecords(ctx context.Context, q querier, tail string, args ...any) ([]*DecisionRecord, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+decisionRecordColumns+` FROM decision_records d `+tail, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*DecisionRecord
-	for rows.Next() {
-		r, err := scanDecisionRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return scanAll(func(s scanner) (*DecisionRecord, error) { return scanDecisionRecord(s) })(
+		q.QueryContext(ctx, `SELECT `+decisionRecordColumns+` FROM decision_records d `+tail, args...))
 }
 
 // FindDecisionRecords returns the decision records f selects. Without
@@ -147,10 +134,10 @@ func likeEscape(s string) string {
 
 func findDecisionRecordByID(ctx context.Context, q querier, id string) (*DecisionRecord, error) {
 	r, err := scanDecisionRecord(q.QueryRowContext(ctx, `SELECT `+decisionRecordColumns+` FROM decision_records d WHERE d.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("decision record %s: %w", id, ErrNotFound)
+	if err != nil {
+		return nil, notFound(err, "decision record %s", id)
 	}
-	return r, err
+	return r, nil
 }
 
 // FindDecisionRecordByID returns a decision record with the summary of its
@@ -220,46 +207,26 @@ func scanRelationship(s scanner, extra ...any) (Relationship, error) {
 }
 
 func findRelationships(ctx context.Context, q querier, tail string, args ...any) ([]Relationship, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+relationshipColumns+` FROM relationships `+tail, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Relationship
-	for rows.Next() {
-		e, err := scanRelationship(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return scanAll(func(s scanner) (Relationship, error) { return scanRelationship(s) })(
+		q.QueryContext(ctx, `SELECT `+relationshipColumns+` FROM relationships `+tail, args...))
 }
 
 // findRiskLinks returns edges whose target is a risk, with the risk's
 // latest severity and mitigation.
 func findRiskLinks(ctx context.Context, q querier, workspaceID, where string, args ...any) ([]RiskLink, error) {
-	rows, err := q.QueryContext(ctx,
+	return scanAll(func(s scanner) (RiskLink, error) {
+		var l RiskLink
+		var err error
+		l.Relationship, err = scanRelationship(s, &l.Severity, &l.Mitigation)
+		return l, err
+	})(q.QueryContext(ctx,
 		`SELECT `+relationshipColumns+`,
 		   COALESCE((SELECT l.level FROM learnings l WHERE l.workspace_id = relationships.workspace_id AND l.kind = 'risk'
 		              AND l.content = relationships.target ORDER BY l.rid DESC LIMIT 1), ''),
 		   COALESCE((SELECT l.detail FROM learnings l WHERE l.workspace_id = relationships.workspace_id AND l.kind = 'risk'
 		              AND l.content = relationships.target AND l.detail <> '' ORDER BY l.rid DESC LIMIT 1), '')
 		 FROM relationships WHERE workspace_id = ? AND `+where+`
-		 ORDER BY count DESC, last_seen DESC, target`, append([]any{workspaceID}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []RiskLink
-	for rows.Next() {
-		var l RiskLink
-		if l.Relationship, err = scanRelationship(rows, &l.Severity, &l.Mitigation); err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+		 ORDER BY count DESC, last_seen DESC, target`, append([]any{workspaceID}, args...)...))
 }
 
 // FindFileRelationships returns what the memory knows about the file at
@@ -285,26 +252,19 @@ func (db *DB) FindFileRelationships(ctx context.Context, workspaceID, path strin
 
 func findFileRelationships(ctx context.Context, q querier, workspaceID, path string) (*FileRelationships, error) {
 	fr := &FileRelationships{Path: path}
-	rows, err := q.QueryContext(ctx,
+	var err error
+	fr.Decisions, err = scanAll(func(s scanner) (DecisionLink, error) {
+		var l DecisionLink
+		var first, last string
+		rec, err := scanDecisionRecord(multiScanner{s, []any{&l.ID, &l.WorkspaceID, &l.Type, &l.Source, &l.Target, &l.Count, &first, &last}})
+		l.FirstSeen, l.LastSeen, l.Record = parseTime(first), parseTime(last), rec
+		return l, err
+	})(q.QueryContext(ctx,
 		`SELECT r.id, r.workspace_id, r.type, r.source, r.target, r.count, r.first_seen, r.last_seen, `+decisionRecordColumns+`
 		 FROM relationships r JOIN decision_records d ON d.id = r.source
 		 WHERE r.workspace_id = ? AND r.type = 'decision_file' AND r.target = ?
-		 ORDER BY d.status, r.count DESC, r.last_seen DESC, d.rid DESC`, workspaceID, path)
+		 ORDER BY d.status, r.count DESC, r.last_seen DESC, d.rid DESC`, workspaceID, path))
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var l DecisionLink
-		var first, last string
-		rec, err := scanDecisionRecord(multiScanner{rows, []any{&l.ID, &l.WorkspaceID, &l.Type, &l.Source, &l.Target, &l.Count, &first, &last}})
-		if err != nil {
-			return nil, err
-		}
-		l.FirstSeen, l.LastSeen, l.Record = parseTime(first), parseTime(last), rec
-		fr.Decisions = append(fr.Decisions, l)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	fr.Risks, err = findRiskLinks(ctx, q, workspaceID, `type = 'file_risk' AND source = ?`, path)
@@ -369,28 +329,20 @@ type FileActivity struct {
 // named, most touched first, then the latest; at most limit of them
 // (DefaultSearchLimit when zero, at most MaxSearchLimit).
 func (db *DB) FindFileActivity(ctx context.Context, workspaceID string, limit int) ([]FileActivity, error) {
-	rows, err := db.read.QueryContext(ctx,
+	files, err := scanAll(func(s scanner) (FileActivity, error) {
+		var fa FileActivity
+		var last string
+		err := s.Scan(&fa.Path, &fa.Touches, &last, &fa.Reason)
+		fa.LastSeen = parseTime(last)
+		return fa, err
+	})(db.read.QueryContext(ctx,
 		`SELECT l.path, COUNT(DISTINCT l.snapshot_id), MAX(l.created_at),
 		   (SELECT l2.content FROM learnings l2 WHERE l2.workspace_id = l.workspace_id AND l2.kind = 'file'
 		      AND l2.path = l.path ORDER BY l2.rid DESC LIMIT 1)
 		 FROM learnings l WHERE l.workspace_id = ? AND l.kind = 'file'
 		 GROUP BY l.path ORDER BY COUNT(DISTINCT l.snapshot_id) DESC, MAX(l.created_at) DESC LIMIT ?`,
-		db.workspace(workspaceID), searchLimit(limit))
+		db.workspace(workspaceID), searchLimit(limit)))
 	if err != nil {
-		return nil, fmt.Errorf("find file activity: %w", err)
-	}
-	defer rows.Close()
-	var files []FileActivity
-	for rows.Next() {
-		var fa FileActivity
-		var last string
-		if err := rows.Scan(&fa.Path, &fa.Touches, &last, &fa.Reason); err != nil {
-			return nil, fmt.Errorf("find file activity: %w", err)
-		}
-		fa.LastSeen = parseTime(last)
-		files = append(files, fa)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("find file activity: %w", err)
 	}
 	return files, nil

@@ -83,24 +83,19 @@ func searchDecisionRecords(ctx context.Context, q querier, workspaceID, match, s
 		}
 		rows, err = q.QueryContext(ctx, selectSnippet+`f.rowid IN (`+in+`)`, qargs...)
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*DecisionRecord
 	byRowID := map[int64]*DecisionRecord{}
-	for rows.Next() {
+	out, err := scanAll(func(s scanner) (*DecisionRecord, error) {
 		var snip string
 		var rowID int64
-		r, err := scanDecisionRecord(rows, &snip, &rowID)
+		r, err := scanDecisionRecord(s, &snip, &rowID)
 		if err != nil {
 			return nil, err
 		}
 		r.Snippet = parseSnippet(snip)
-		out = append(out, r)
 		byRowID[rowID] = r
-	}
-	if err := rows.Err(); err != nil {
+		return r, nil
+	})(rows, err)
+	if err != nil {
 		return nil, err
 	}
 	if order != nil {
@@ -116,20 +111,9 @@ func searchDecisionRecords(ctx context.Context, q querier, workspaceID, match, s
 
 // rankedRowIDs runs a query returning one rowid per row.
 func rankedRowIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanAll(func(s scanner) (id int64, err error) {
+		return id, s.Scan(&id)
+	})(q.QueryContext(ctx, query, args...))
 }
 
 // searchLearnings finds learnings; snippets cost one per match, before the
@@ -167,24 +151,17 @@ func searchLearnings(ctx context.Context, q querier, workspaceID, match string, 
 			WHERE learnings_fts MATCH ? AND ` + where + ` ORDER BY ` + order + ` LIMIT ?`
 		args = append(append([]any{match}, args...), limit)
 	}
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*Learning
-	for rows.Next() {
+	return scanAll(func(s scanner) (*Learning, error) {
 		var snip string
-		l, err := scanLearning(rows, &snip)
+		l, err := scanLearning(s, &snip)
 		if err != nil {
 			return nil, err
 		}
 		if snip != "" {
 			l.Snippet = parseSnippet(snip)
 		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+		return l, nil
+	})(q.QueryContext(ctx, query, args...))
 }
 
 // Snippet markers: control characters, which no stored text contains

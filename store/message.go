@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -164,10 +163,8 @@ func scanMessage(s scanner) (*Message, error) {
 func (db *DB) FindMessageByID(ctx context.Context, threadID, id string) (*Message, error) {
 	m, err := scanMessage(db.readRow(ctx,
 		`SELECT `+messageColumns+` FROM messages WHERE id = ? AND thread_id = ?`, id, threadID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("message %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find message %s: %w", id, err)
+	if err != nil {
+		return nil, findErr(err, "message %s", id)
 	}
 	return m, nil
 }
@@ -187,20 +184,11 @@ func (db *DB) FindMessages(ctx context.Context, f MessageFilter) ([]*Message, er
 		     ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`
 		args = append(args, f.Last)
 	}
-	rows, err := db.readRows(ctx, q, args...)
+	msgs, err := scanAll(scanMessage)(db.readRows(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("find messages: %w", err)
 	}
-	defer rows.Close()
-	var msgs []*Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find messages: %w", err)
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, rows.Err()
+	return msgs, nil
 }
 
 // DeleteFailedReply removes a failed assistant reply so that it can be
@@ -222,10 +210,8 @@ func (db *DB) DeleteFailedReply(ctx context.Context, threadID, id string) error 
 func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*Message, error) {
 	m, err := scanMessage(db.readRow(ctx,
 		`SELECT `+messageColumns+` FROM messages WHERE reply_to = ? AND thread_id = ?`, userMessageID, threadID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("reply to %s: %w", userMessageID, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find reply to %s: %w", userMessageID, err)
+	if err != nil {
+		return nil, findErr(err, "reply to %s", userMessageID)
 	}
 	return m, nil
 }
@@ -234,19 +220,12 @@ func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*M
 // ID, ThreadID, Role, Status and Pinned filled: enough to tell what changed
 // since a page was rendered, at a fraction of the cost of FindMessages.
 func (db *DB) FindMessageHeads(ctx context.Context, threadID string) ([]*Message, error) {
-	rows, err := db.readRows(ctx,
-		`SELECT id, role, status, pinned FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID)
+	heads, err := scanAll(func(s scanner) (*Message, error) {
+		m := &Message{ThreadID: threadID}
+		return m, s.Scan(&m.ID, &m.Role, &m.Status, &m.Pinned)
+	})(db.readRows(ctx, `SELECT id, role, status, pinned FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID))
 	if err != nil {
 		return nil, fmt.Errorf("find message heads: %w", err)
 	}
-	defer rows.Close()
-	var out []*Message
-	for rows.Next() {
-		m := &Message{ThreadID: threadID}
-		if err := rows.Scan(&m.ID, &m.Role, &m.Status, &m.Pinned); err != nil {
-			return nil, fmt.Errorf("find message heads: %w", err)
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return heads, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -133,10 +132,8 @@ func (db *DB) CreatePlan(ctx context.Context, snapshotID string) (*Plan, error) 
 		err := tx.QueryRowContext(ctx,
 			`SELECT s.handoff_id, COALESCE((SELECT MAX(version) FROM plans WHERE snapshot_id = s.id), 0) + 1
 			 FROM snapshots s WHERE s.id = ?`, snapshotID).Scan(&p.HandoffID, &p.Version)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("snapshot %s: %w", snapshotID, ErrNotFound)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return notFound(err, "snapshot %s", snapshotID)
 		}
 		_, err = tx.ExecContext(ctx,
 			`INSERT INTO plans (id, handoff_id, snapshot_id, version, status, created_at) VALUES (?, ?, ?, ?, 'running', ?)`,
@@ -187,10 +184,8 @@ func (db *DB) AddPlanStep(ctx context.Context, planID string, in PlanStepCreate)
 func checkRunning(ctx context.Context, tx *sql.Tx, planID string) error {
 	var status PlanStatus
 	err := tx.QueryRowContext(ctx, `SELECT status FROM plans WHERE id = ?`, planID).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("plan %s: %w", planID, ErrNotFound)
-	} else if err != nil {
-		return err
+	if err != nil {
+		return notFound(err, "plan %s", planID)
 	}
 	if status != PlanRunning {
 		return Errorf(ECONFLICT, "Plan %s has already finished (%s).", planID, status)
@@ -265,32 +260,25 @@ func (db *DB) FindPlanByID(ctx context.Context, id string) (*Plan, error) {
 	}
 	defer tx.Rollback()
 	p, err := scanPlan(tx.QueryRowContext(ctx, `SELECT `+planColumns+` FROM plans WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("plan %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find plan %s: %w", id, err)
-	}
-	rows, err := tx.QueryContext(ctx,
-		`SELECT n, kind, tool, input, result, is_error, description, input_tokens, output_tokens, created_at
-		 FROM plan_steps WHERE plan_id = ? ORDER BY n`, id)
 	if err != nil {
-		return nil, fmt.Errorf("find plan %s steps: %w", id, err)
+		return nil, findErr(err, "plan %s", id)
 	}
-	defer rows.Close()
-	for rows.Next() {
+	p.Steps, err = scanAll(func(sc scanner) (*PlanStep, error) {
 		s := &PlanStep{PlanID: id}
 		var input, created string
-		if err := rows.Scan(&s.N, &s.Kind, &s.Tool, &input, &s.Result, &s.IsError, &s.Description,
+		if err := sc.Scan(&s.N, &s.Kind, &s.Tool, &input, &s.Result, &s.IsError, &s.Description,
 			&s.InputTokens, &s.OutputTokens, &created); err != nil {
-			return nil, fmt.Errorf("find plan %s steps: %w", id, err)
+			return nil, err
 		}
 		if input != "" {
 			s.Input = json.RawMessage(input)
 		}
 		s.CreatedAt = parseTime(created)
-		p.Steps = append(p.Steps, s)
-	}
-	if err := rows.Err(); err != nil {
+		return s, nil
+	})(tx.QueryContext(ctx,
+		`SELECT n, kind, tool, input, result, is_error, description, input_tokens, output_tokens, created_at
+		 FROM plan_steps WHERE plan_id = ? ORDER BY n`, id))
+	if err != nil {
 		return nil, fmt.Errorf("find plan %s steps: %w", id, err)
 	}
 	return p, nil
@@ -315,20 +303,11 @@ func (db *DB) FindPlans(ctx context.Context, f PlanFilter) ([]*Plan, error) {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	plans, err := scanAll(scanPlan)(db.read.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("find plans: %w", err)
 	}
-	defer rows.Close()
-	var out []*Plan
-	for rows.Next() {
-		p, err := scanPlan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find plans: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return plans, nil
 }
 
 // failInterruptedPlans ends plans that a previous process left running.

@@ -3,10 +3,8 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -100,51 +98,31 @@ func scanSnapshot(s scanner) (*Snapshot, error) {
 // FindSnapshotByID returns a snapshot, or ErrNotFound.
 func (db *DB) FindSnapshotByID(ctx context.Context, id string) (*Snapshot, error) {
 	sn, err := scanSnapshot(db.read.QueryRowContext(ctx, `SELECT `+snapshotColumns+` FROM snapshots WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("snapshot %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find snapshot %s: %w", id, err)
+	if err != nil {
+		return nil, findErr(err, "snapshot %s", id)
 	}
 	return sn, nil
 }
 
 // FindSnapshots lists a handoff's snapshots, newest first.
 func (db *DB) FindSnapshots(ctx context.Context, handoffID string) ([]*Snapshot, error) {
-	rows, err := db.read.QueryContext(ctx,
-		`SELECT `+snapshotColumns+` FROM snapshots WHERE handoff_id = ? ORDER BY created_at DESC, id DESC`, handoffID)
+	snaps, err := scanAll(scanSnapshot)(db.read.QueryContext(ctx,
+		`SELECT `+snapshotColumns+` FROM snapshots WHERE handoff_id = ? ORDER BY created_at DESC, id DESC`, handoffID))
 	if err != nil {
 		return nil, fmt.Errorf("find snapshots: %w", err)
 	}
-	defer rows.Close()
-	var out []*Snapshot
-	for rows.Next() {
-		sn, err := scanSnapshot(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sn)
-	}
-	return out, rows.Err()
+	return snaps, nil
 }
 
 // FindUncapturedSnapshots returns snapshots not yet kept in workspace
 // memory (a capture that failed or was cut short), oldest first, at most limit.
 func (db *DB) FindUncapturedSnapshots(ctx context.Context, limit int) ([]*Snapshot, error) {
-	rows, err := db.read.QueryContext(ctx,
+	snaps, err := scanAll(scanSnapshot)(db.read.QueryContext(ctx,
 		`SELECT `+snapshotColumns+` FROM snapshots
 		 WHERE id NOT IN (SELECT snapshot_id FROM memory_captures)
-		 ORDER BY created_at, id LIMIT ?`, limit)
+		 ORDER BY created_at, id LIMIT ?`, limit))
 	if err != nil {
 		return nil, fmt.Errorf("find uncaptured snapshots: %w", err)
 	}
-	defer rows.Close()
-	var out []*Snapshot
-	for rows.Next() {
-		sn, err := scanSnapshot(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sn)
-	}
-	return out, rows.Err()
+	return snaps, nil
 }

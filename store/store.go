@@ -122,6 +122,49 @@ func (db *DB) readRows(ctx context.Context, q string, args ...any) (*sql.Rows, e
 	return st.QueryContext(ctx, args...)
 }
 
+// scanAll returns a function that reads every row a query returned with
+// scan and closes the rows; it passes on the query's own error. Call it
+// on the query: scanAll(scanThread)(db.read.QueryContext(ctx, q, args...)).
+func scanAll[T any](scan func(scanner) (T, error)) func(*sql.Rows, error) ([]T, error) {
+	return func(rows *sql.Rows, err error) ([]T, error) {
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []T
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// notFound turns sql.ErrNoRows, the error of a lookup of one row, into
+// ENOTFOUND for what the format and args name ("message %s", id); any
+// other error passes as it is.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf(format+": %w", append(args, ErrNotFound)...)
+	}
+	return err
+}
+
+// findErr is notFound for a Find method, whose other errors say "find"
+// and what.
+func findErr(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound(err, format, args...)
+	}
+	return fmt.Errorf("find "+format+": %w", append(args, err)...)
+}
+
 // rowResult is a *sql.Row or the error of preparing its statement.
 type rowResult struct {
 	row *sql.Row
@@ -209,10 +252,10 @@ func parseTime(s string) time.Time {
 func (db *DB) Setting(ctx context.Context, key string) (string, error) {
 	var v string
 	err := db.read.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("setting %q: %w", key, ErrNotFound)
+	if err != nil {
+		return "", notFound(err, "setting %q", key)
 	}
-	return v, err
+	return v, nil
 }
 
 // EnsureSetting stores value under key unless the key exists, and returns

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -77,10 +75,8 @@ func (db *DB) FindThreadByID(ctx context.Context, id string) (*Thread, error) {
 	t, err := scanThread(db.readRow(ctx,
 		`SELECT id, workspace_id, COALESCE(parent_thread_id, ''), title, created_at, updated_at, 0
 		 FROM threads WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("thread %s: %w", id, ErrNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("find thread %s: %w", id, err)
+	if err != nil {
+		return nil, findErr(err, "thread %s", id)
 	}
 	return t, nil
 }
@@ -99,24 +95,15 @@ func (db *DB) FindThreads(ctx context.Context, f ThreadFilter) ([]*Thread, error
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := db.read.QueryContext(ctx,
+	threads, err := scanAll(scanThread)(db.read.QueryContext(ctx,
 		`SELECT t.id, t.workspace_id, COALESCE(t.parent_thread_id, ''), t.title, t.created_at, t.updated_at,
 		        (SELECT COUNT(*) FROM messages m WHERE m.thread_id = t.id)
 		 FROM threads t WHERE t.workspace_id = ?
-		 ORDER BY t.updated_at DESC, t.id DESC LIMIT ?`, f.WorkspaceID, f.Limit)
+		 ORDER BY t.updated_at DESC, t.id DESC LIMIT ?`, f.WorkspaceID, f.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("find threads: %w", err)
 	}
-	defer rows.Close()
-	var threads []*Thread
-	for rows.Next() {
-		t, err := scanThread(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find threads: %w", err)
-		}
-		threads = append(threads, t)
-	}
-	return threads, rows.Err()
+	return threads, nil
 }
 
 type scanner interface{ Scan(dest ...any) error }

@@ -6,6 +6,7 @@ package anthropic
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -89,25 +90,6 @@ func New(cfg Config) (*Provider, error) {
 			}
 		}
 	}
-	model := cfg.Model
-	if model == "" {
-		model = DefaultModel
-	}
-	retries := cfg.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		httpClient = agent.NewHTTPClient()
-	}
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
 
 	// WithoutEnvironmentDefaults keeps the SDK from reading ANTHROPIC_API_KEY,
 	// ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, profiles or custom headers on
@@ -115,8 +97,8 @@ func New(cfg Config) (*Provider, error) {
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithAPIKey(cfg.APIKey),
-		option.WithHTTPClient(httpClient),
-		option.WithMaxRetries(retries),
+		option.WithHTTPClient(agent.HTTPClientOrDefault(cfg.HTTPClient)),
+		option.WithMaxRetries(agent.MaxRetries(cfg.MaxRetries, DefaultMaxRetries)),
 	}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
@@ -126,9 +108,9 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		client:  sdk.NewClient(opts...),
-		model:   model,
+		model:   cmp.Or(cfg.Model, DefaultModel),
 		baseURL: agent.RedactURL(cfg.BaseURL),
-		log:     logger,
+		log:     agent.LoggerOrDiscard(cfg.Logger),
 	}, nil
 }
 
@@ -187,10 +169,7 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request, emit func(agen
 		case "content_block_delta":
 			if text := deltaText(&msg, event, schemaTool); text != "" {
 				if err := emit(agent.Delta{Text: text}); err != nil {
-					p.log.LogAttrs(ctx, slog.LevelInfo, "model call aborted by caller",
-						slog.String("provider", Name), slog.String("model", p.model),
-						slog.Duration("duration", time.Since(start)), slog.String("err", err.Error()))
-					return nil, err
+					return nil, agent.LogAborted(ctx, p.log, Name, p.model, start, err)
 				}
 			}
 		case "message_stop":
@@ -216,15 +195,7 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request, emit func(agen
 		return nil, p.failed(ctx, start, err)
 	}
 	reply.Duration = time.Since(start)
-	p.log.LogAttrs(ctx, slog.LevelInfo, "model call",
-		slog.String("provider", Name),
-		slog.String("model", reply.Model),
-		slog.Int64("input_tokens", reply.Usage.InputTokens),
-		slog.Int64("output_tokens", reply.Usage.OutputTokens),
-		slog.Duration("duration", reply.Duration),
-		slog.String("response_id", reply.Usage.ResponseID),
-		slog.String("stop_reason", string(reply.StopReason)),
-	)
+	agent.LogReply(ctx, p.log, Name, reply)
 	return reply, nil
 }
 

@@ -45,7 +45,7 @@ func (p *Provider) params(req agent.Request) (sdk.MessageNewParams, string, erro
 	if req.Schema != nil {
 		// Structured output is a tool the model must call: its input is the
 		// answer. The caller validates it against the schema.
-		schemaTool = toolName(req.Schema.Name)
+		schemaTool = agent.SchemaName(req.Schema.Name)
 		desc := req.Schema.Description
 		if desc == "" {
 			desc = "Record the answer as a JSON object matching the input schema."
@@ -171,26 +171,6 @@ func toolParam(name, description string, schema json.RawMessage) (sdk.ToolUnionP
 		tool.Description = param.NewOpt(description)
 	}
 	return sdk.ToolUnionParam{OfTool: &tool}, nil
-}
-
-// toolName makes a schema name usable as a tool name (^[a-zA-Z0-9_-]{1,64}$).
-func toolName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() == 64 {
-			break
-		}
-	}
-	if b.Len() == 0 {
-		return "structured_output"
-	}
-	return b.String()
 }
 
 // jsonValid reports whether raw is one JSON value.

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -23,16 +22,8 @@ const offline = "switch BATON_PROVIDER=offline"
 // mapError turns what the SDK returned into what Stream returns: an error
 // wrapping ctx.Err() when the caller gave up, an *agent.Error otherwise.
 func (p *Provider) mapError(ctx context.Context, err error) error {
-	// The caller giving up explains whatever else went wrong, even a stream
-	// that merely looks cut short.
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return &agent.Error{
-				Provider: Name, Kind: agent.ErrTimeout, Err: fmt.Errorf("%w (%v)", ctxErr, err),
-				Message: p.who() + " did not finish the reply before the deadline. Try again, or ask for a shorter reply.",
-			}
-		}
-		return fmt.Errorf("openai: model call cancelled: %w", ctxErr)
+	if err := agent.CallerGaveUp(ctx, Name, p.who(), err); err != nil {
+		return err
 	}
 	var e *agent.Error
 	if errors.As(err, &e) {
@@ -104,14 +95,7 @@ func (p *Provider) mapAPIError(apiErr *sdk.Error) *agent.Error {
 	case status == http.StatusTooManyRequests:
 		e.Kind = agent.ErrRateLimited
 		e.RetryAfter = agent.RetryAfter(apiErr.Response)
-		wait := "a little"
-		if e.RetryAfter > 0 {
-			wait = e.RetryAfter.Round(time.Second).String()
-			if e.RetryAfter < time.Second {
-				wait = e.RetryAfter.String()
-			}
-		}
-		e.Message = p.who() + " is rate-limiting this API key (429). Wait " + wait + " and try again, or " + offline + "."
+		e.Message = p.who() + " is rate-limiting this API key (429). Wait " + agent.WaitHint(e.RetryAfter) + " and try again, or " + offline + "."
 	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout:
 		e.Kind = agent.ErrTimeout
 		e.Message = fmt.Sprintf("%s timed out (%d). Try again, or ask for a shorter reply.", p.who(), status)

@@ -7,6 +7,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -98,25 +99,6 @@ func New(cfg Config) (*Provider, error) {
 			Message:  "OPENAI_API_KEY is not set. Set it, or run with BATON_PROVIDER=offline.",
 		}
 	}
-	model := cfg.Model
-	if model == "" {
-		model = DefaultModel
-	}
-	retries := cfg.MaxRetries
-	switch {
-	case retries == 0:
-		retries = DefaultMaxRetries
-	case retries < 0:
-		retries = 0
-	}
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		httpClient = agent.NewHTTPClient()
-	}
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
 
 	// The service is built without openai.NewClient on purpose: NewClient
 	// starts from DefaultClientOptions, which read OPENAI_API_KEY,
@@ -126,8 +108,8 @@ func New(cfg Config) (*Provider, error) {
 	// only what Baton was configured with is sent.
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
-		option.WithHTTPClient(httpClient),
-		option.WithMaxRetries(retries),
+		option.WithHTTPClient(agent.HTTPClientOrDefault(cfg.HTTPClient)),
+		option.WithMaxRetries(agent.MaxRetries(cfg.MaxRetries, DefaultMaxRetries)),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
@@ -137,10 +119,10 @@ func New(cfg Config) (*Provider, error) {
 	}
 	return &Provider{
 		chat:     sdk.NewChatCompletionService(opts...),
-		model:    model,
+		model:    cmp.Or(cfg.Model, DefaultModel),
 		baseURL:  agent.RedactURL(cfg.BaseURL),
 		official: official,
-		log:      logger,
+		log:      agent.LoggerOrDiscard(cfg.Logger),
 	}, nil
 }
 
@@ -204,10 +186,7 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request, emit func(agen
 			}
 			if text != "" {
 				if err := emit(agent.Delta{Text: text}); err != nil {
-					p.log.LogAttrs(ctx, slog.LevelInfo, "model call aborted by caller",
-						slog.String("provider", Name), slog.String("model", p.model),
-						slog.Duration("duration", time.Since(start)), slog.String("err", err.Error()))
-					return nil, err
+					return nil, agent.LogAborted(ctx, p.log, Name, p.model, start, err)
 				}
 			}
 			if choice.FinishReason != "" {
@@ -227,15 +206,7 @@ func (p *Provider) Stream(ctx context.Context, req agent.Request, emit func(agen
 		return nil, p.failed(ctx, start, err)
 	}
 	reply.Duration = time.Since(start)
-	p.log.LogAttrs(ctx, slog.LevelInfo, "model call",
-		slog.String("provider", Name),
-		slog.String("model", reply.Model),
-		slog.Int64("input_tokens", reply.Usage.InputTokens),
-		slog.Int64("output_tokens", reply.Usage.OutputTokens),
-		slog.Duration("duration", reply.Duration),
-		slog.String("response_id", reply.Usage.ResponseID),
-		slog.String("stop_reason", string(reply.StopReason)),
-	)
+	agent.LogReply(ctx, p.log, Name, reply)
 	return reply, nil
 }
 

@@ -53,7 +53,7 @@ func (p *Provider) params(req agent.Request) (sdk.ChatCompletionNewParams, error
 			return params, badRequest(fmt.Sprintf("the schema %q is not a JSON object", req.Schema.Name))
 		}
 		format := shared.ResponseFormatJSONSchemaJSONSchemaParam{
-			Name:   schemaName(req.Schema.Name),
+			Name:   agent.SchemaName(req.Schema.Name),
 			Strict: sdk.Bool(true),
 			Schema: schema,
 		}
@@ -152,26 +152,6 @@ func toolParam(t agent.Tool) (sdk.ChatCompletionToolUnionParam, error) {
 		def.Description = sdk.String(t.Description)
 	}
 	return sdk.ChatCompletionFunctionTool(def), nil
-}
-
-// schemaName makes a schema name acceptable to the API (^[a-zA-Z0-9_-]{1,64}$).
-func schemaName(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() == 64 {
-			break
-		}
-	}
-	if b.Len() == 0 {
-		return "structured_output"
-	}
-	return b.String()
 }
 
 // isObject reports whether raw is a JSON object.
