@@ -114,19 +114,11 @@ func (inv *Invite) Usable(now time.Time) error {
 func (db *DB) FindInvites(ctx context.Context, workspaceID string) ([]*Invite, error) {
 	rows, err := db.read.QueryContext(ctx, inviteQuery+` WHERE i.workspace_id = ? AND i.used_at IS NULL AND i.expires_at > ?
 		ORDER BY i.created_at DESC, i.id DESC`, workspaceID, formatTime(db.now()))
+	out, err := scanAll(scanInvite)(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("find invites: %w", err)
 	}
-	defer rows.Close()
-	var out []*Invite
-	for rows.Next() {
-		inv, err := scanInvite(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find invites: %w", err)
-		}
-		out = append(out, inv)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DeleteInvite withdraws an unused invite of a workspace. Returns

@@ -157,19 +157,11 @@ func (db *DB) FindMemberships(ctx context.Context, f MembershipFilter) ([]*Membe
 	default:
 		return nil, errors.New("find memberships: a workspace or a user is required")
 	}
+	out, err := scanAll(scanMembership)(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("find memberships: %w", err)
 	}
-	defer rows.Close()
-	var out []*Membership
-	for rows.Next() {
-		m, err := scanMembership(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find memberships: %w", err)
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // ChangeRole gives a member another role. Returns ErrInvalid for a bad

@@ -204,19 +204,11 @@ func (db *DB) FindTokens(ctx context.Context, f TokenFilter) ([]*Token, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+tokenColumns+` FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id
 		WHERE (? = '' OR t.user_id = ?) AND (? = '' OR t.workspace_id = ?)
 		ORDER BY t.created_at DESC, t.id DESC`, f.UserID, f.UserID, f.WorkspaceID, f.WorkspaceID)
+	out, err := scanAll(func(s scanner) (*Token, error) { return scanToken(s) })(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("find tokens: %w", err)
 	}
-	defer rows.Close()
-	var out []*Token
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find tokens: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RevokeToken revokes a token for good. With userID set, only that user's

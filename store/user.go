@@ -151,19 +151,11 @@ func (db *DB) FindUserByEmail(ctx context.Context, email string) (*User, error) 
 // ListUsers returns every account, oldest first.
 func (db *DB) ListUsers(ctx context.Context) ([]*User, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT `+userColumns+` FROM users u ORDER BY u.created_at, u.id`)
+	out, err := scanAll(func(s scanner) (*User, error) { return scanUser(s) })(rows, err)
 	if err != nil {
 		return nil, fmt.Errorf("list users: %w", err)
 	}
-	defer rows.Close()
-	var users []*User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list users: %w", err)
-		}
-		users = append(users, u)
-	}
-	return users, rows.Err()
+	return out, nil
 }
 
 // HasUsers reports whether any account exists: false until the instance
