@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// DecisionRecordSeed is a decision record SeedDecisionRecords inserts.
+type DecisionRecordSeed struct {
+	Content string
+	Scope   string // ProjectScope when empty
+	Status  DecisionStatus
+}
+
+// SeedDecisionRecords inserts decision records into the default workspace
+// for a test or benchmark, in one transaction, oldest first, under one
+// frozen handoff, and returns their IDs. It skips extraction and capture,
+// so that tens of thousands of records take a moment.
+func SeedDecisionRecords(tb testing.TB, db *DB, seeds []DecisionRecordSeed) []string {
+	tb.Helper()
+	ctx := context.Background()
+	th, err := db.CreateThread(ctx, ThreadCreate{Title: "Seed"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := db.EnsureHandoff(ctx, th.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, _, err := db.CreateDecision(ctx, h.ID, DecisionCreate{Content: "Seed"}, 0); err != nil {
+		tb.Fatal(err)
+	}
+	sn, err := db.Freeze(ctx, h.ID, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ids := make([]string, len(seeds))
+	start := db.now().Add(-time.Duration(len(seeds)) * time.Second)
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx,
+			`INSERT INTO decision_records (id, workspace_id, handoff_id, snapshot_id, thread_id, decision_id, label,
+			   content, scope, status, message_ids, created_at, updated_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for i, s := range seeds {
+			if s.Scope == "" {
+				s.Scope = ProjectScope
+			}
+			if s.Status == "" {
+				s.Status = DecisionActive
+			}
+			ids[i] = newID()
+			at := formatTime(start.Add(time.Duration(i) * time.Second))
+			if _, err := st.ExecContext(ctx, ids[i], db.defaultWorkspace, h.ID, sn.ID, th.ID, newID(),
+				fmt.Sprintf("D%d", i+1), s.Content, s.Scope, s.Status, at, at); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ids
+}
+
+// SeedWorkspace creates another workspace for a test and returns its ID.
+func SeedWorkspace(tb testing.TB, db *DB, name string) string {
+	tb.Helper()
+	id := newID()
+	if _, err := db.write.Exec(`INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?)`, id, name, formatTime(db.now())); err != nil {
+		tb.Fatal(err)
+	}
+	return id
+}
