@@ -51,20 +51,20 @@ func (s *contextSnapshotJSON) snapshot() *store.ContextSnapshot {
 
 // agentHandoffJSON is an agent handoff in the JSON API.
 type agentHandoffJSON struct {
-	ID              string          `json:"id"`
-	SourceAgent     string          `json:"sourceAgent"`
-	TargetAgent     string          `json:"targetAgent,omitempty"`
-	Scope           string          `json:"scope,omitempty"`
-	Summary         string          `json:"summary"`
-	Results         json.RawMessage `json:"results"`
-	ContextSnapshot contextSnapshotJSON    `json:"contextSnapshot"`
-	Status          string          `json:"status"`
-	AcknowledgedBy  string          `json:"acknowledgedBy,omitempty"`
-	AcknowledgedAt  *time.Time      `json:"acknowledgedAt,omitempty"`
-	ClaimedBy       string          `json:"claimedBy,omitempty"`
-	ClaimedAt       *time.Time      `json:"claimedAt,omitempty"`
-	StatusEntryID   string          `json:"statusEntryId,omitempty"`
-	CreatedAt       time.Time       `json:"createdAt"`
+	ID              string              `json:"id"`
+	SourceAgent     string              `json:"sourceAgent"`
+	TargetAgent     string              `json:"targetAgent,omitempty"`
+	Scope           string              `json:"scope,omitempty"`
+	Summary         string              `json:"summary"`
+	Results         json.RawMessage     `json:"results"`
+	ContextSnapshot contextSnapshotJSON `json:"contextSnapshot"`
+	Status          string              `json:"status"`
+	AcknowledgedBy  string              `json:"acknowledgedBy,omitempty"`
+	AcknowledgedAt  *time.Time          `json:"acknowledgedAt,omitempty"`
+	ClaimedBy       string              `json:"claimedBy,omitempty"`
+	ClaimedAt       *time.Time          `json:"claimedAt,omitempty"`
+	StatusEntryID   string              `json:"statusEntryId,omitempty"`
+	CreatedAt       time.Time           `json:"createdAt"`
 }
 
 func newAgentHandoffJSON(h *store.AgentHandoff) *agentHandoffJSON {
@@ -172,13 +172,13 @@ func listParam(values []string) []string {
 // 201 and the handoff with its context snapshot.
 func (s *Server) handleAPIAgentHandoffCreate(c echo.Context) error {
 	var in struct {
-		SourceAgent     string          `json:"sourceAgent"`
-		TargetAgent     string          `json:"targetAgent"`
-		Scope           string          `json:"scope"`
-		Summary         string          `json:"summary"`
-		Results         json.RawMessage `json:"results"`
-		ContextSnapshot *contextSnapshotJSON   `json:"contextSnapshot"`
-		AutoSnapshot    *bool           `json:"autoSnapshot"`
+		SourceAgent     string               `json:"sourceAgent"`
+		TargetAgent     string               `json:"targetAgent"`
+		Scope           string               `json:"scope"`
+		Summary         string               `json:"summary"`
+		Results         json.RawMessage      `json:"results"`
+		ContextSnapshot *contextSnapshotJSON `json:"contextSnapshot"`
+		AutoSnapshot    *bool                `json:"autoSnapshot"`
 	}
 	if err := bindJSON(c, &in); err != nil {
 		return err
