@@ -2,11 +2,13 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -258,11 +260,8 @@ func nullIfEmpty(s string) any {
 func findSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
 	var src SnapshotSources
 	var err error
-	where, args := `workspace_id = ? AND status = 'active'`, []any{workspaceID}
-	if c, a := scopeClause("scope", scope); c != "" {
-		where, args = where+` AND `+c, append(args, a...)
-	}
-	if src.Decisions, err = findSourceItems(ctx, tx, `decision_records`, `content`, where, args, lim.Decisions); err != nil {
+	q, args := scopeUnion(`rid, id`, `decision_records`, `workspace_id = ? AND status = 'active'`, []any{workspaceID}, `scope`, scope)
+	if src.Decisions, err = findSourceItems(ctx, tx, `decision_records`, `content`, q, args, lim.Decisions); err != nil {
 		return src, err
 	}
 	for _, k := range []struct {
@@ -270,35 +269,67 @@ func findSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID, scope str
 		items *[]SourceItem
 		limit int
 	}{{EntryWarning, &src.Warnings, lim.Warnings}, {EntryFinding, &src.Findings, lim.Findings}} {
-		where, args := `workspace_id = ? AND type = ?`, []any{workspaceID, k.typ}
-		if c, a := scopeClause("scope", scope); c != "" {
-			where, args = where+` AND `+c, append(args, a...)
-		}
-		if *k.items, err = findSourceItems(ctx, tx, `blackboard_entries`, `summary`, where, args, k.limit); err != nil {
+		q, args := scopeUnion(`rid, id`, `blackboard_entries`, `workspace_id = ? AND type = ?`, []any{workspaceID, k.typ}, `scope`, scope)
+		if *k.items, err = findSourceItems(ctx, tx, `blackboard_entries`, `summary`, q, args, k.limit); err != nil {
 			return src, err
 		}
 	}
 	return src, nil
 }
 
-// findSourceItems lists the IDs of table's rows that match where, newest
-// first, then loads the text of the first limit of them.
-func findSourceItems(ctx context.Context, tx *sql.Tx, table, text, where string, args []any, limit int) ([]SourceItem, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM `+table+` WHERE `+where+` ORDER BY rid DESC`, args...)
+// scopeUnion selects cols from table's rows that meet where and whose
+// column col matches scope (see ScopeMatches), as a union of two index
+// searches: the scopes scope starts with, and the range of scopes that
+// start with it (both halves may find a project-wide row when scope is
+// a prefix of "project"). One OR of the two would make SQLite scan every row.
+func scopeUnion(cols, table, where string, args []any, col, scope string) (string, []any) {
+	sel := `SELECT ` + cols + ` FROM ` + table + ` WHERE ` + where
+	scope = NormalizeScope(scope)
+	if scope == "" || scope == ProjectScope {
+		return sel, args
+	}
+	prefixes := []any{"", ProjectScope}
+	for i := range scope {
+		if i > 0 {
+			prefixes = append(prefixes, scope[:i])
+		}
+	}
+	marks := strings.Repeat(", ?", len(prefixes))[2:]
+	q := sel + ` AND ` + col + ` IN (` + marks + `) UNION ALL ` + sel + ` AND ` + col + ` >= ? AND ` + col + ` < ?`
+	out := append(append(slices.Clone(args), prefixes...), args...)
+	return q, append(out, scope, prefixEnd(scope))
+}
+
+// findSourceItems runs q (which selects rid, id), lists the IDs newest
+// first, then loads the text of the first limit of them from table. The
+// order is made here, not in SQL: an ORDER BY makes SQLite walk the rid
+// index through every row instead of searching the scope index.
+func findSourceItems(ctx context.Context, tx *sql.Tx, table, text, q string, args []any, limit int) ([]SourceItem, error) {
+	type row struct {
+		rid int64
+		id  string
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []SourceItem{}
+	var found []row
 	for rows.Next() {
-		var it SourceItem
-		if err := rows.Scan(&it.ID); err != nil {
+		var r row
+		if err := rows.Scan(&r.rid, &r.id); err != nil {
 			return nil, err
 		}
-		items = append(items, it)
+		found = append(found, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	slices.SortFunc(found, func(a, b row) int { return cmp.Compare(b.rid, a.rid) })
+	found = slices.CompactFunc(found, func(a, b row) bool { return a.rid == b.rid }) // both halves of a union may find one row
+	items := make([]SourceItem, len(found))
+	for i, r := range found {
+		items[i].ID = r.id
 	}
 	for i := range min(limit, len(items)) {
 		if err := tx.QueryRowContext(ctx, `SELECT `+text+` FROM `+table+` WHERE id = ?`, items[i].ID).Scan(&items[i].Text); err != nil {

@@ -79,3 +79,32 @@ func SeedWorkspace(tb testing.TB, db *DB, name string) string {
 	}
 	return id
 }
+
+// SeedBlackboardEntries inserts blackboard entries into the default
+// workspace for a test or benchmark, in one transaction, oldest first, and
+// returns their IDs. Entries are stored as given, after Validate.
+func SeedBlackboardEntries(tb testing.TB, db *DB, entries []BlackboardEntry) []string {
+	tb.Helper()
+	ctx := context.Background()
+	ids := make([]string, len(entries))
+	now := db.now().Add(-time.Duration(len(entries)) * time.Second)
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		for i := range entries {
+			e := &entries[i]
+			e.WorkspaceID = db.defaultWorkspace
+			e.normalize()
+			if err := e.Validate(); err != nil {
+				return err
+			}
+			if err := insertBlackboardEntry(ctx, tx, e, now.Add(time.Duration(i)*time.Second)); err != nil {
+				return err
+			}
+			ids[i] = e.ID
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ids
+}

@@ -20,7 +20,7 @@ CREATE TABLE blackboard_entries (
 -- findings by scope) both read from these; scope as a key lets a scoped
 -- assembly seek the prefix range instead of scanning.
 CREATE INDEX blackboard_entries_feed ON blackboard_entries(workspace_id, rid);
-CREATE INDEX blackboard_entries_type ON blackboard_entries(workspace_id, type, scope, rid);
+CREATE INDEX blackboard_entries_type ON blackboard_entries(workspace_id, type, scope, rid, id);
 
 -- Agent handoffs. results and context_snapshot are JSON (a list, and an
 -- object of decision_ids, warning_ids, finding_ids and summaries). A handoff
