@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -301,29 +302,31 @@ func scopeUnion(cols, table, where string, args []any, col, scope string) (strin
 }
 
 // findSourceItems runs q (which selects rid, id), lists the IDs newest
-// first, then loads the text of the first limit of them from table. The
-// order is made here, not in SQL: an ORDER BY makes SQLite walk the rid
-// index through every row instead of searching the scope index.
+// first, then loads the text of the first limit of them from table.
+// SQLite joins the rows into one string, which costs a fraction of
+// stepping through thousands of rows one by one; the order is made here,
+// since an ORDER BY would make SQLite walk the rid index through every row
+// instead of searching the scope index. IDs are UUIDs: no spaces or commas.
 func findSourceItems(ctx context.Context, tx *sql.Tx, table, text, q string, args []any, limit int) ([]SourceItem, error) {
 	type row struct {
 		rid int64
 		id  string
 	}
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
+	var joined sql.NullString
+	if err := tx.QueryRowContext(ctx, `SELECT group_concat(rid || ' ' || id, ',') FROM (`+q+`)`, args...).Scan(&joined); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var found []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.rid, &r.id); err != nil {
-			return nil, err
+	for part := range strings.SplitSeq(joined.String, ",") {
+		ridText, id, ok := strings.Cut(part, " ")
+		if !ok {
+			continue // no rows: group_concat gave NULL
 		}
-		found = append(found, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+		rid, err := strconv.ParseInt(ridText, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("read %s row %q: %w", table, part, err)
+		}
+		found = append(found, row{rid, id})
 	}
 	slices.SortFunc(found, func(a, b row) int { return cmp.Compare(b.rid, a.rid) })
 	found = slices.CompactFunc(found, func(a, b row) bool { return a.rid == b.rid }) // both halves of a union may find one row

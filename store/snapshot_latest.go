@@ -28,6 +28,6 @@ func (db *DB) FindLatestSnapshot(ctx context.Context, workspaceID, handoffID str
 	return sn, nil
 }
 
-// Workspace returns workspaceID, or the default workspace's ID when it is
+// ResolveWorkspace returns workspaceID, or the default workspace's ID when it is
 // empty: the workspace a call with that ID works in.
-func (db *DB) Workspace(workspaceID string) string { return db.workspace(workspaceID) }
+func (db *DB) ResolveWorkspace(workspaceID string) string { return db.workspace(workspaceID) }

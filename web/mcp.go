@@ -452,7 +452,7 @@ func (t *mcpTools) agentHandoffContext(ctx context.Context, out handoffContextOu
 	const maxCited = 50 // every id is in the snapshot; the text of the first ones is enough to start
 	for _, id := range h.Snapshot.DecisionIDs[:min(maxCited, len(h.Snapshot.DecisionIDs))] {
 		r, err := t.s.db.FindDecisionRecordByID(ctx, id)
-		if err != nil || r.WorkspaceID != t.s.db.Workspace(t.caller.WorkspaceID) {
+		if err != nil || r.WorkspaceID != t.s.db.ResolveWorkspace(t.caller.WorkspaceID) {
 			continue
 		}
 		out.Decisions = append(out.Decisions, citedOut{ID: r.ID, Text: r.Content, Scope: r.Scope, Status: string(r.Status), URL: t.base + "/decisions/" + r.ID})
@@ -522,7 +522,7 @@ func (t *mcpTools) decisionsForFiles(ctx context.Context, _ *mcp.CallToolRequest
 func (t *mcpTools) addDecision(ctx context.Context, _ *mcp.CallToolRequest, in addDecisionInput) (*mcp.CallToolResult, addDecisionOut, error) {
 	var out addDecisionOut
 	h, err := t.s.db.FindHandoffByID(ctx, strings.TrimSpace(in.HandoffID))
-	if err != nil || h.WorkspaceID != t.s.db.Workspace(t.caller.WorkspaceID) {
+	if err != nil || h.WorkspaceID != t.s.db.ResolveWorkspace(t.caller.WorkspaceID) {
 		if err == nil || errors.Is(err, store.ErrNotFound) {
 			return nil, out, fmt.Errorf("no brainstorm handoff %q in this workspace; get_handoff_context gives the latest one's handoff_id", in.HandoffID)
 		}
