@@ -62,6 +62,8 @@ type mcpTools struct {
 	base   string
 }
 
+// newMCPServer builds the MCP server of one request: the read tools, and
+// the write tools if the caller may write, bound to the caller.
 func (s *Server) newMCPServer(c caller, base string, defs []mcpToolDef, schemas *mcp.SchemaCache) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "baton", Title: "Baton", Version: s.version},
 		&mcp.ServerOptions{Instructions: mcpInstructions, SchemaCache: schemas, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
