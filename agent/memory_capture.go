@@ -11,8 +11,8 @@ import (
 )
 
 // ProjectScope is the scope of a decision that concerns no file, or files
-// with no directory in common.
-const ProjectScope = "project"
+// with no directory in common; the store keeps it as store.ProjectScope.
+const ProjectScope = store.ProjectScope
 
 // LowConfidence is the confidence below which a decision is not kept as a
 // learning and never supersedes another decision.

@@ -169,7 +169,7 @@ func Layout(m Meta) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\"><header class=\"top\"><a class=\"brand\" href=\"/\">Baton</a><nav><a href=\"/\">Brainstorms</a><a href=\"/memory\">Memory</a></nav></header><main id=\"main\"><div id=\"flash\" class=\"flash\" role=\"alert\" aria-live=\"polite\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\"><header class=\"top\"><a class=\"brand\" href=\"/\">Baton</a><nav><a href=\"/\">Brainstorms</a><a href=\"/memory\">Memory</a><a href=\"/agents\">Agents</a></nav></header><main id=\"main\"><div id=\"flash\" class=\"flash\" role=\"alert\" aria-live=\"polite\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

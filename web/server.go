@@ -235,6 +235,23 @@ func New(cfg Config) *Server {
 	api.PATCH("/handoffs/:id/:kind/:item", s.handleAPIItemUpdate)
 	api.DELETE("/handoffs/:id/:kind/:item", s.handleAPIItemDelete)
 	api.GET("/snapshots/:id", s.handleAPISnapshotShow)
+
+	// Agent coordination (issue 15): pages, JSON API, and MCP, which is an
+	// API (bearer tokens, no cookies) and so sits outside the CSRF group.
+	b.GET("/agents", s.handleAgents)
+	b.GET("/agents/feed", s.handleAgentsFeed)
+	b.GET("/agents/entries/:id", s.handleAgentEntryShow)
+	b.GET("/agents/handoffs/:id", s.handleAgentHandoffShow)
+	b.POST("/agents/handoffs/:id/acknowledge", s.handleAgentHandoffAcknowledge)
+	api.POST("/blackboard", s.handleAPIBlackboardCreate, requireWrite)
+	api.GET("/blackboard", s.handleAPIBlackboardList)
+	api.POST("/agent-handoffs", s.handleAPIAgentHandoffCreate, requireWrite)
+	api.GET("/agent-handoffs", s.handleAPIAgentHandoffList)
+	api.GET("/agent-handoffs/inbox", s.handleAPIInbox)
+	api.GET("/agent-handoffs/:id", s.handleAPIAgentHandoffShow)
+	api.POST("/agent-handoffs/:id/acknowledge", s.handleAPIAgentHandoffAcknowledge, requireWrite)
+	api.POST("/agent-handoffs/:id/claim", s.handleAPIAgentHandoffClaim, requireWrite)
+	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", echo.WrapHandler(s.mcpHandler()))
 	return s
 }
 

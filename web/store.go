@@ -20,6 +20,7 @@ type Store interface {
 	planStore
 	memoryStore
 	accountStore
+	agentStore
 }
 
 // threadStore serves brainstorms: threads, messages, replies and pins.
@@ -113,6 +114,21 @@ type accountStore interface {
 	SignInLimited(ctx context.Context, email, client string) (bool, error)
 	TouchSession(ctx context.Context, id string) error
 	TouchToken(ctx context.Context, id string) error
+}
+
+// agentStore serves agents: the blackboard, agent handoffs and the MCP tools.
+type agentStore interface {
+	agent.HandoffWriter
+	AcknowledgeAgentHandoff(ctx context.Context, workspaceID, id, by string) (*store.AgentHandoff, error)
+	ClaimAgentHandoff(ctx context.Context, workspaceID, id, by string) (*store.AgentHandoff, error)
+	CreateBlackboardEntry(ctx context.Context, e *store.BlackboardEntry) error
+	FindAgentHandoffByID(ctx context.Context, workspaceID, id string) (*store.AgentHandoff, error)
+	FindAgentHandoffs(ctx context.Context, f store.AgentHandoffFilter) ([]*store.AgentHandoff, error)
+	FindBlackboardEntries(ctx context.Context, f store.BlackboardFilter) ([]*store.BlackboardEntry, error)
+	FindBlackboardEntryByID(ctx context.Context, workspaceID, id string) (*store.BlackboardEntry, error)
+	FindInbox(ctx context.Context, workspaceID, agent, scope string, limit int) ([]*store.AgentHandoff, error)
+	FindLatestSnapshot(ctx context.Context, workspaceID, handoffID string) (*store.Snapshot, error)
+	ResolveWorkspace(workspaceID string) string
 }
 
 // The SQLite store is the one in use today.

@@ -101,3 +101,35 @@ func FrozenSnapshot(tb testing.TB, db *store.DB, in Items) *store.Snapshot {
 	}
 	return sn
 }
+
+// SeedDecisionRecords inserts decision records into the default workspace
+// (see store.DB.SeedDecisionRecords) and returns their IDs.
+func SeedDecisionRecords(tb testing.TB, db *store.DB, seeds []store.DecisionRecordSeed) []string {
+	tb.Helper()
+	ids, err := db.SeedDecisionRecords(context.Background(), seeds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ids
+}
+
+// SeedBlackboardEntries inserts blackboard entries into the default
+// workspace (see store.DB.SeedBlackboardEntries) and returns their IDs.
+func SeedBlackboardEntries(tb testing.TB, db *store.DB, entries []store.BlackboardEntry) []string {
+	tb.Helper()
+	ids, err := db.SeedBlackboardEntries(context.Background(), entries)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ids
+}
+
+// SeedWorkspace creates another workspace and returns its ID.
+func SeedWorkspace(tb testing.TB, db *store.DB, name string) string {
+	tb.Helper()
+	w, err := db.CreateWorkspace(context.Background(), name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w.ID
+}

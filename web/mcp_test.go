@@ -1,0 +1,340 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/baton-dev/baton/agent"
+	"github.com/baton-dev/baton/agent/offline"
+	"github.com/baton-dev/baton/store"
+)
+
+// mcpConnect connects the official SDK's client to the app's /mcp.
+func mcpConnect(t *testing.T, app *testApp) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "baton-test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: app.TS.URL + "/mcp", HTTPClient: app.TS.Client(), DisableStandaloneSSE: true, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("connect to /mcp: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callTool calls a tool and decodes its structured result into T. It fails
+// the test on a protocol error; a tool error is returned as its message.
+func callTool[T any](t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (T, string) {
+	t.Helper()
+	var out T
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v, want a result", name, err)
+	}
+	if res.IsError {
+		var msg []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				msg = append(msg, tc.Text)
+			}
+		}
+		return out, strings.Join(msg, " ")
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: decode %s: %v", name, b, err)
+	}
+	return out, ""
+}
+
+type mcpHandoff struct {
+	ID              string `json:"id"`
+	SourceAgent     string `json:"source_agent"`
+	TargetAgent     string `json:"target_agent"`
+	Scope           string `json:"scope"`
+	Results         []any  `json:"results"`
+	Status          string `json:"status"`
+	AcknowledgedBy  string `json:"acknowledged_by"`
+	ClaimedBy       string `json:"claimed_by"`
+	URL             string `json:"url"`
+	ContextSnapshot struct {
+		DecisionIDs []string `json:"decision_ids"`
+		WarningIDs  []string `json:"warning_ids"`
+		FindingIDs  []string `json:"finding_ids"`
+		Summaries   []string `json:"summaries"`
+	} `json:"context_snapshot"`
+}
+
+type mcpContext struct {
+	Kind       string `json:"kind"`
+	Brainstorm *struct {
+		HandoffID string `json:"handoff_id"`
+		Summary   string `json:"summary"`
+		Decisions []struct {
+			Label   string `json:"label"`
+			Content string `json:"content"`
+		} `json:"decisions"`
+		Files []struct {
+			Path string `json:"path"`
+		} `json:"files"`
+		Risks []struct {
+			Description string `json:"description"`
+		} `json:"risks"`
+		URL string `json:"url"`
+	} `json:"brainstorm"`
+	AgentHandoff *mcpHandoff `json:"agent_handoff"`
+	Decisions    []struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	} `json:"decisions"`
+	Warnings []struct {
+		ID string `json:"id"`
+	} `json:"warnings"`
+}
+
+// frozenHandoff makes a brainstorm handoff with a decision, a file and a
+// risk, freezes it and keeps it in memory, as "Start planning" does.
+func frozenHandoff(t *testing.T, app *testApp) (*store.Handoff, *store.Snapshot) {
+	t.Helper()
+	ctx := context.Background()
+	th := app.createThread("Sessions")
+	h, err := app.DB.EnsureHandoff(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := app.DB.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: "Keep sessions server-side in src/auth/session.go"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.DB.CreateFileRef(ctx, h.ID, store.FileRefInput{Path: "src/auth/session.go", Relevance: store.LevelHigh, Context: "sessions live here"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.DB.CreateRisk(ctx, h.ID, store.RiskInput{Description: "Session fixation in src/auth/session.go", Severity: store.LevelHigh}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.DB.SetSummary(ctx, h.ID, "Sessions stay on the server.", 0); err != nil {
+		t.Fatal(err)
+	}
+	sn, err := app.DB.Freeze(ctx, h.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.CaptureSnapshot(ctx, app.DB, sn, h.WorkspaceID, nil); err != nil {
+		t.Fatal(err)
+	}
+	return h, sn
+}
+
+var (
+	readTools  = []string{"decisions_for_files", "get_handoff_context", "list_inbox", "read_blackboard", "search_decisions"}
+	writeTools = []string{"acknowledge_handoff", "add_decision", "claim_handoff", "create_handoff", "post_blackboard"}
+)
+
+// TestMCPTools drives every tool through the official SDK's client.
+func TestMCPTools(t *testing.T) {
+	app := newApp(t, offline.New())
+	brainstorm, _ := frozenHandoff(t, app)
+	cs := mcpConnect(t, app)
+	ctx := context.Background()
+
+	t.Run("tools/list", func(t *testing.T) {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+			if tool.Description == "" {
+				t.Errorf("%s has no description", tool.Name)
+			}
+			schema, _ := json.Marshal(tool.InputSchema)
+			if strings.Contains(string(schema), "Agent\"") || strings.Contains(string(schema), "Id\"") {
+				t.Errorf("%s input schema %s: want snake_case argument names", tool.Name, schema)
+			}
+		}
+		slices.Sort(names)
+		if want := slices.Sorted(slices.Values(append(slices.Clone(readTools), writeTools...))); !cmp.Equal(names, want) {
+			t.Fatalf("tools = %v, want %v", names, want)
+		}
+		i := slices.IndexFunc(res.Tools, func(x *mcp.Tool) bool { return x.Name == "create_handoff" })
+		schema, _ := json.Marshal(res.Tools[i].InputSchema)
+		for _, want := range []string{`"source_agent"`, `"target_agent"`, `"auto_snapshot"`, `"context_snapshot"`, `"results"`, `"description"`} {
+			if !strings.Contains(string(schema), want) {
+				t.Errorf("create_handoff schema %s lacks %s", schema, want)
+			}
+		}
+	})
+
+	entry, msg := callTool[struct{ ID string }](t, cs, "post_blackboard", map[string]any{
+		"type": "warning", "summary": "Do not log session ids", "scope": "src/auth/", "agent_id": "claude-code", "tags": []string{"security"}})
+	if msg != "" || entry.ID == "" {
+		t.Fatalf("post_blackboard: %q", msg)
+	}
+	entries, msg := callTool[struct {
+		Entries []struct{ ID, Summary string }
+	}](t, cs, "read_blackboard", map[string]any{"types": []string{"warning"}, "scope": "src/auth/session.go"})
+	if msg != "" || len(entries.Entries) != 1 || entries.Entries[0].ID != entry.ID {
+		t.Fatalf("read_blackboard: %+v %q", entries, msg)
+	}
+
+	h, msg := callTool[mcpHandoff](t, cs, "create_handoff", map[string]any{
+		"source_agent": "claude-code", "scope": "src/auth/", "summary": "Sessions refactored",
+		"results": []any{"tests pass", map[string]any{"file": "src/auth/session.go"}}})
+	if msg != "" {
+		t.Fatalf("create_handoff: %s", msg)
+	}
+	if len(h.ContextSnapshot.DecisionIDs) != 1 || !cmp.Equal(h.ContextSnapshot.WarningIDs, []string{entry.ID}) || len(h.Results) != 2 ||
+		h.Status != "pending" || !strings.HasSuffix(h.URL, "/agents/handoffs/"+h.ID) {
+		t.Fatalf("create_handoff = %+v", h)
+	}
+
+	t.Run("get_handoff_context of an agent handoff", func(t *testing.T) {
+		got, msg := callTool[mcpContext](t, cs, "get_handoff_context", map[string]any{"handoff_id": h.ID})
+		if msg != "" || got.Kind != "agent_handoff" || got.AgentHandoff == nil || got.AgentHandoff.ID != h.ID ||
+			len(got.Decisions) != 1 || got.Decisions[0].Text != "Keep sessions server-side in src/auth/session.go" || len(got.Warnings) != 1 {
+			t.Fatalf("context = %+v, %q", got, msg)
+		}
+	})
+	t.Run("get_handoff_context latest brainstorm", func(t *testing.T) {
+		for _, args := range []map[string]any{{}, {"handoff_id": brainstorm.ID}} {
+			got, msg := callTool[mcpContext](t, cs, "get_handoff_context", args)
+			if msg != "" || got.Kind != "brainstorm_handoff" || got.Brainstorm == nil {
+				t.Fatalf("args %v: %+v, %q", args, got, msg)
+			}
+			b := got.Brainstorm
+			if b.HandoffID != brainstorm.ID || b.Summary != "Sessions stay on the server." || len(b.Decisions) != 1 || b.Decisions[0].Label != "D1" ||
+				len(b.Files) != 1 || len(b.Risks) != 1 || !strings.HasSuffix(b.URL, "/h/"+brainstorm.ID) {
+				t.Fatalf("args %v: brainstorm = %+v", args, b)
+			}
+		}
+		if _, msg := callTool[mcpContext](t, cs, "get_handoff_context", map[string]any{"handoff_id": "nope"}); !strings.Contains(msg, "nope") {
+			t.Fatalf("unknown handoff: tool error %q, want one naming the id", msg)
+		}
+	})
+	t.Run("decisions_for_files and search_decisions", func(t *testing.T) {
+		files, msg := callTool[struct {
+			Files []struct {
+				Path      string
+				Decisions []struct{ Content string }
+				Risks     []struct{ Description string }
+			}
+		}](t, cs, "decisions_for_files", map[string]any{"paths": []string{"src/auth/session.go", "README.md"}})
+		if msg != "" || len(files.Files) != 2 || len(files.Files[0].Decisions) != 1 || len(files.Files[0].Risks) != 1 || len(files.Files[1].Decisions) != 0 {
+			t.Fatalf("decisions_for_files = %+v, %q", files, msg)
+		}
+		found, msg := callTool[struct {
+			Decisions []struct{ Content, URL string }
+		}](t, cs, "search_decisions", map[string]any{"query": "sessions", "status": "active"})
+		if msg != "" || len(found.Decisions) != 1 || !strings.Contains(found.Decisions[0].URL, "/decisions/") {
+			t.Fatalf("search_decisions = %+v, %q", found, msg)
+		}
+	})
+	t.Run("add_decision", func(t *testing.T) {
+		got, msg := callTool[struct {
+			DecisionID string `json:"decision_id"`
+			Label      string
+		}](t, cs, "add_decision", map[string]any{"handoff_id": brainstorm.ID, "content": "Rotate session ids on login"})
+		if msg != "" || got.DecisionID == "" {
+			t.Fatalf("add_decision = %+v, %q", got, msg)
+		}
+		live, _ := app.DB.FindHandoffByID(ctx, brainstorm.ID)
+		last := live.Decisions[len(live.Decisions)-1]
+		if last.Content != "Rotate session ids on login" || !last.DuringPlanning {
+			t.Fatalf("added decision = %+v, want it marked as an agent's", last)
+		}
+	})
+	t.Run("inbox, claim and acknowledge once", func(t *testing.T) {
+		inbox, msg := callTool[struct{ Handoffs []mcpHandoff }](t, cs, "list_inbox", map[string]any{"agent": "codex", "scope": "src/auth/"})
+		if msg != "" || len(inbox.Handoffs) != 1 || inbox.Handoffs[0].ID != h.ID {
+			t.Fatalf("list_inbox = %+v, %q", inbox, msg)
+		}
+		if got, msg := callTool[mcpHandoff](t, cs, "claim_handoff", map[string]any{"handoff_id": h.ID, "by": "codex"}); msg != "" || got.ClaimedBy != "codex" {
+			t.Fatalf("claim = %+v, %q", got, msg)
+		}
+		if _, msg := callTool[mcpHandoff](t, cs, "claim_handoff", map[string]any{"handoff_id": h.ID, "by": "cursor"}); !strings.Contains(msg, "already claimed by codex") {
+			t.Fatalf("second claim: tool error %q", msg)
+		}
+		if got, msg := callTool[mcpHandoff](t, cs, "acknowledge_handoff", map[string]any{"handoff_id": h.ID, "by": "codex"}); msg != "" || got.AcknowledgedBy != "codex" {
+			t.Fatalf("acknowledge = %+v, %q", got, msg)
+		}
+		if _, msg := callTool[mcpHandoff](t, cs, "acknowledge_handoff", map[string]any{"handoff_id": h.ID, "by": "cursor"}); !strings.Contains(msg, "already acknowledged by codex") {
+			t.Fatalf("second acknowledgement: tool error %q", msg)
+		}
+		if _, msg := callTool[mcpHandoff](t, cs, "acknowledge_handoff", map[string]any{"handoff_id": "nope", "by": "codex"}); !strings.Contains(msg, "not found") {
+			t.Fatalf("unknown handoff: tool error %q", msg)
+		}
+	})
+	t.Run("bad input is a tool error", func(t *testing.T) {
+		before, _ := app.DB.FindAgentHandoffs(ctx, store.AgentHandoffFilter{Limit: 500})
+		for _, tt := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{"create_handoff", map[string]any{"source_agent": "a", "summary": "x", "results": map[string]any{"ok": true}}, "results"},
+			{"create_handoff", map[string]any{"source_agent": "", "summary": "x"}, "Source agent"},
+			{"create_handoff", map[string]any{"sourceAgent": "a", "summary": "x"}, "additional properties"},
+			{"create_handoff", map[string]any{"source_agent": "a", "summary": "x", "context_snapshot": map[string]any{"decision_ids": []string{"elsewhere"}}}, "does not have"},
+			{"post_blackboard", map[string]any{"type": "rumour", "summary": "x", "agent_id": "a"}, "warning, finding or status"},
+			{"post_blackboard", map[string]any{"type": "warning", "summary": strings.Repeat("x", 201), "agent_id": "a"}, "200"},
+			{"decisions_for_files", map[string]any{"paths": []string{}}, "paths"},
+			{"list_inbox", map[string]any{"agent": ""}, "Agent"},
+		} {
+			if _, msg := callTool[map[string]any](t, cs, tt.tool, tt.args); !strings.Contains(msg, tt.want) {
+				t.Errorf("%s %v: tool error %q, want one mentioning %q", tt.tool, tt.args, msg, tt.want)
+			}
+		}
+		after, _ := app.DB.FindAgentHandoffs(ctx, store.AgentHandoffFilter{Limit: 500})
+		if len(after) != len(before) {
+			t.Fatalf("%d handoffs after bad input, want %d", len(after), len(before))
+		}
+	})
+}
+
+// TestMCPHTTP checks what the endpoint tells browsers and OAuth-aware
+// clients: a cross-origin browser request is refused, and no OAuth
+// metadata is advertised.
+func TestMCPHTTP(t *testing.T) {
+	app := newApp(t, offline.New())
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	post := func(header http.Header) (*http.Response, string) {
+		req := app.newRequest(http.MethodPost, "/mcp", strings.NewReader(initialize), header)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		return app.do(req)
+	}
+	if res, body := post(nil); res.StatusCode != http.StatusOK || !strings.Contains(body, `"serverInfo"`) {
+		t.Fatalf("initialize: Status=%d, body %s", res.StatusCode, body)
+	}
+	for name, h := range map[string]http.Header{
+		"cross-site fetch":  {"Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.example"}},
+		"other origin only": {"Origin": {"https://evil.example"}},
+	} {
+		if res, body := post(h); res.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: Status=%d, want 403; body %s", name, res.StatusCode, body)
+		}
+	}
+	if res, _ := post(http.Header{"Origin": {app.TS.URL}, "Sec-Fetch-Site": {"same-origin"}}); res.StatusCode != http.StatusOK {
+		t.Errorf("same origin: Status=%d, want 200", res.StatusCode)
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server"} {
+		if res, _ := app.get(path); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: Status=%d, want 404 (no OAuth metadata)", path, res.StatusCode)
+		}
+	}
+	res, _ := post(nil)
+	if h := res.Header.Get("WWW-Authenticate"); h != "" {
+		t.Errorf("WWW-Authenticate = %q, want none", h)
+	}
+}
