@@ -239,13 +239,14 @@ func (db *DB) findHandoff(ctx context.Context, where string, arg string) (*Hando
 		return nil, err
 	}
 	defer tx.Rollback()
-	h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE `+where, arg))
+	ptx := preparedTx{db, tx}
+	h, err := scanHandoff(ptx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE `+where, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("handoff %s: %w", arg, ErrNotFound)
 	} else if err != nil {
 		return nil, fmt.Errorf("find handoff %s: %w", arg, err)
 	}
-	if err := findItems(ctx, tx, h); err != nil {
+	if err := findItems(ctx, ptx, h); err != nil {
 		return nil, fmt.Errorf("find handoff %s items: %w", h.ID, err)
 	}
 	return h, nil

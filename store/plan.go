@@ -315,7 +315,7 @@ func (db *DB) FindPlans(ctx context.Context, f PlanFilter) ([]*Plan, error) {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	rows, err := db.readRows(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find plans: %w", err)
 	}

@@ -58,6 +58,7 @@ type Server struct {
 	assets   *static.Assets
 	markdown *views.Markdown
 	items    *views.HTMLCache // rendered message items
+	pages    *compressedPages // compressed page segments, by content
 	sessions *sessions.CookieStore
 	version  string
 	replies  *replyRuns
@@ -86,6 +87,7 @@ func New(cfg Config) *Server {
 		assets:       static.New(),
 		markdown:     views.NewMarkdown(),
 		items:        views.NewHTMLCache(1024),
+		pages:        newCompressedPages(32 << 20),
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
 		version:      cfg.Version,
 		replies:      newReplyRuns(),
