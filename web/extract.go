@@ -108,6 +108,9 @@ func (s *Server) startExtraction(ctx context.Context, t *store.Thread) (*extract
 	if j := x.jobs[t.ID]; j != nil {
 		return j, nil
 	}
+	if err := s.checkPlannable(ctx, t.ID); err != nil {
+		return nil, err
+	}
 	h, err := s.db.EnsureHandoff(ctx, t.ID)
 	if err != nil {
 		return nil, err
