@@ -17,10 +17,11 @@ import (
 )
 
 // handlePin serves POST /t/:id/messages/:mid/pin: the reply becomes a
-// user-pinned decision of the thread's handoff.
+// user-pinned decision of the thread's handoff, worded as the form's
+// content, or as the reply's first sentence when there is none.
 func (s *Server) handlePin(c echo.Context) error {
 	ctx := c.Request().Context()
-	if _, _, err := s.db.PinMessage(ctx, c.Param("id"), c.Param("mid")); err != nil {
+	if _, _, err := s.pinMessage(ctx, c.Param("id"), c.Param("mid"), c.FormValue("content")); err != nil {
 		return err
 	}
 	return s.renderPinned(c)
