@@ -141,7 +141,20 @@
     }
   });
 
+  // Review screen: decision labels are positions (D1, D2…), so after an
+  // item is removed or added every label is derived again from the list.
+  function renumberDecisions() {
+    document.querySelectorAll("#decisions > li").forEach(function (li, i) {
+      var label = "D" + (i + 1);
+      var el = li.querySelector("[data-testid=label]");
+      if (el) el.textContent = label;
+      var sr = li.querySelector("label.sr-only");
+      if (sr && /^Decision /.test(sr.textContent)) sr.textContent = "Decision " + label;
+    });
+  }
+
   document.addEventListener("htmx:afterSettle", function () {
+    renumberDecisions();
     syncComposer();
     scrollToEnd();
     if (focusAfterSwap) {

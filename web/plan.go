@@ -251,7 +251,7 @@ func (s *Server) handlePlanEvents(c echo.Context) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := templ.Join(views.PlanBody(s.csrf(c), pv), views.PlanStatus(plan, true)).Render(ctx, &buf); err != nil {
+	if err := templ.Join(views.PlanBody(s.csrf(c), pv), views.PlanStatus(plan, true), views.PlanVersions(pv, true)).Render(ctx, &buf); err != nil {
 		return err
 	}
 	return sse.send("done", buf.String())
