@@ -195,6 +195,9 @@ func (s *Server) handleReviewShow(c echo.Context) error {
 func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) {
 	ctx := c.Request().Context()
 	r := views.Review{Handoff: h, Editing: c.QueryParam("edit")}
+	if h.Status == store.HandoffFrozen {
+		r.Editing = "" // frozen is read-only until "Edit a new draft"
+	}
 	var err error
 	if r.Thread, err = s.db.FindThreadByID(ctx, h.ThreadID); err != nil {
 		return r, err

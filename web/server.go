@@ -163,6 +163,7 @@ func New(cfg Config) *Server {
 	b.POST("/t/:id/extract/cancel", s.handleExtractCancel)
 	b.GET("/h/:id", s.handleReviewShow)
 	b.POST("/h/:id/freeze", s.handleFreeze, modelLimit)
+	b.POST("/h/:id/draft", s.handleHandoffReopen)
 	b.GET("/p/:id", s.handlePlanShow)
 	b.GET("/p/:id/events", s.handlePlanEvents)
 	b.GET("/p/:id/plan.md", s.handlePlanDownload)
