@@ -361,7 +361,7 @@ func (db *DB) FindRecentHandoffs(ctx context.Context, workspaceID string, limit 
 		`SELECT h.id, h.thread_id, t.title, h.status,
 		        (SELECT COUNT(*) FROM decisions d WHERE d.handoff_id = h.id), h.updated_at
 		 FROM handoffs h JOIN threads t ON t.id = h.thread_id
-		 WHERE h.workspace_id = ? ORDER BY h.updated_at DESC LIMIT ?`, workspaceID, limit)
+		 WHERE h.workspace_id = ? AND t.deleted_at IS NULL ORDER BY h.updated_at DESC LIMIT ?`, workspaceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("find recent handoffs: %w", err)
 	}

@@ -186,7 +186,7 @@ func (s *Server) planView(ctx context.Context, plan *store.Plan) (views.PlanView
 	if pv.Snapshot, err = s.db.FindSnapshotByID(ctx, plan.SnapshotID); err != nil {
 		return pv, err
 	}
-	if pv.Thread, err = s.db.FindThreadByID(ctx, pv.Snapshot.Payload.ThreadID); err != nil {
+	if pv.Thread, err = s.db.FindThreadByIDIncludingDeleted(ctx, pv.Snapshot.Payload.ThreadID); err != nil {
 		return pv, err
 	}
 	if pv.Versions, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: plan.HandoffID, Limit: 20}); err != nil {
