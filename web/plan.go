@@ -292,7 +292,7 @@ func (s *Server) handlePlanDownload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="plan-v%d.md"`, plan.Version))
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, s.planDownloadName(c.Request().Context(), plan)))
 	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(plan.Markdown))
 }
 
