@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -278,7 +279,7 @@ func findItems(ctx context.Context, q querier, h *Handoff) error {
 		}
 		d.MessageIDs = decodeIDs(ids)
 		d.CreatedAt, d.UpdatedAt = parseTime(created), parseTime(updated)
-		d.Label = fmt.Sprintf("D%d", len(h.Decisions)+1)
+		d.Label = "D" + strconv.Itoa(len(h.Decisions)+1)
 		h.Decisions = append(h.Decisions, d)
 	}
 	rows.Close()
@@ -337,6 +338,9 @@ func encodeIDs(ids []string) string {
 }
 
 func decodeIDs(s string) []string {
+	if s == "[]" || s == "" {
+		return nil // most items: no need to run the JSON decoder
+	}
 	var ids []string
 	json.Unmarshal([]byte(s), &ids)
 	return ids

@@ -14,17 +14,20 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Pages are mostly the same pieces from one view to the next: the same
-// messages, the same review items. compressedPages gzips a page as a
-// sequence of independently compressed segments, split where a message or
-// an item starts, and keeps each segment's compressed form under its exact
-// text. A view then compresses only what changed. Keyed by content, an
-// entry can never be stale: changed HTML is a different key.
+// Pages are mostly the same from one view to the next: the same messages,
+// the same review items. compressedPages gzips a page as a sequence of
+// independently compressed segments of segmentSize bytes, and keeps each
+// segment's compressed form under its exact text. A view then compresses
+// only what changed since the last one: messages added at the end, or
+// everything after a change in the middle (which shifts the cuts), once.
+// Keyed by content, an entry can never be stale: changed HTML is a
+// different key. Cutting at fixed offsets costs nothing to find; looking
+// for tags to cut at cost more than it saved.
 //
 // The segments are raw DEFLATE ending in a sync flush (an empty stored
 // block), so they end on a byte boundary and can be laid end to end; one
 // final empty block closes the stream. Each segment's matches stay inside
-// it, which costs a few per cent of size for a page split at 8 KiB or more.
+// it, which costs a few per cent of size at 16 KiB.
 type compressedPages struct {
 	mu      sync.RWMutex
 	entries map[string][]byte
@@ -36,17 +39,8 @@ func newCompressedPages(maxBytes int) *compressedPages {
 	return &compressedPages{entries: make(map[string][]byte), max: maxBytes}
 }
 
-// Segments shorter than minSegment are joined with the next: compressing
-// tiny pieces alone would cost size, and caching them would cost more than
-// it saves.
-const minSegment = 8 << 10
-
-// maxScan bounds the search for a tag to split at.
-const maxScan = 8 << 10
-
-// segmentStarts are the tags where a page may be split: a message, a
-// review item, a section.
-var segmentStarts = []string{`<article `, `<li id="item-`, `<section `}
+// segmentSize is the length of the pieces a page is compressed and cached in.
+const segmentSize = 16 << 10
 
 // gzipHeader is a gzip member header: no name, no time, OS unknown.
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
@@ -63,8 +57,11 @@ var deflaters = sync.Pool{New: func() any {
 func (p *compressedPages) gzip(page []byte) []byte {
 	out := make([]byte, 0, len(page)/4+64)
 	out = append(out, gzipHeader...)
-	for seg := range segments(page) {
-		out = append(out, p.deflate(seg)...)
+	off := 0
+	for len(page[off:]) > 0 {
+		n := min(segmentSize, len(page)-off)
+		out = append(out, p.deflate(page[off:off+n])...)
+		off += n
 	}
 	out = append(out, finalBlock...)
 	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(page))
@@ -100,56 +97,6 @@ func (p *compressedPages) deflate(seg []byte) []byte {
 		p.bytes += len(seg) + len(z)
 	}
 	return z
-}
-
-// segments splits page before each segmentStarts tag, joining pieces
-// shorter than minSegment with the next.
-func segments(page []byte) func(yield func([]byte) bool) {
-	return func(yield func([]byte) bool) {
-		start := 0
-		for start < len(page) {
-			cut := nextSegment(page, start+minSegment)
-			if cut < 0 {
-				break
-			}
-			if !yield(page[start:cut]) {
-				return
-			}
-			start = cut
-		}
-		yield(page[start:])
-	}
-}
-
-// nextSegment is where the segment that reaches from should end: at the
-// first segmentStarts tag at or after from, or, if none comes within
-// maxScan, right there (any cut is correct; tags only make cuts land in
-// the same places from one view to the next). -1 means the page ends first.
-func nextSegment(page []byte, from int) int {
-	end := min(len(page), from+maxScan)
-	for i := from; i < end; i++ {
-		j := bytes.IndexByte(page[i:end], '<')
-		if j < 0 {
-			break
-		}
-		i += j
-		if startsSegment(page[i:]) {
-			return i
-		}
-	}
-	if end == len(page) {
-		return -1
-	}
-	return end
-}
-
-func startsSegment(b []byte) bool {
-	for _, s := range segmentStarts {
-		if len(b) >= len(s) && string(b[:len(s)]) == s {
-			return true
-		}
-	}
-	return false
 }
 
 // acceptsGzip reports whether the request's Accept-Encoding allows gzip.
