@@ -278,3 +278,42 @@ func TestSendErrorByComposer(t *testing.T) {
 		t.Errorf("%d user messages, want 2", sent)
 	}
 }
+
+// TestReviewLabelsAfterRemoveAndAdd removes the first decision and adds
+// one: the labels are D1, D2, D3 again without a reload, not two D3s.
+func TestReviewLabelsAfterRemoveAndAdd(t *testing.T) {
+	ts, db := newServer(t)
+	ctx := context.Background()
+	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Labels"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := db.EnsureHandoff(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"Use Postgres", "Use goose", "Use pgx"} {
+		if _, _, err := db.CreateDecision(ctx, h.ID, store.DecisionCreate{Content: c}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newBrowser(t)
+	var labels string
+	err = runSteps(t, b,
+		chromedp.Navigate(ts.URL+"/h/"+h.ID),
+		chromedp.WaitVisible(`[data-testid="decision"]`, chromedp.ByQuery),
+		chromedp.Click(`[data-testid="decision"] [data-testid="remove"]`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelectorAll('[data-testid="decision"]').length === 2`, nil),
+		chromedp.SendKeys(`[data-testid="add-decision-input"]`, "Deploy on Fridays never", chromedp.ByQuery),
+		chromedp.Click(`[data-testid="add-decision"]`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelectorAll('[data-testid="decision"]').length === 3`, nil),
+		chromedp.Poll(`[...document.querySelectorAll('[data-testid="decision"] [data-testid="label"]')].map(e => e.textContent).join(",") === "D1,D2,D3"`, nil),
+		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="decision"] [data-testid="label"]')].map(e => e.textContent).join(",")`, &labels),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v (labels %q, page problems: %v)", err, labels, b.problems())
+	}
+	if p := b.problems(); len(p) > 0 {
+		t.Errorf("page problems: %v", p)
+	}
+}
