@@ -9,10 +9,12 @@ EVAL    ?= ../shared/eval
 
 .PHONY: run build test generate check-generate lint vet fmt-check staticcheck unit bench eval clean
 
-run: ## serve on $(ADDR) with the offline provider (or BATON_PROVIDER) and $(DB)
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/baton serve --addr $(ADDR) --db $(DB)
+run: build ## build bin/baton, then serve on $(ADDR) with the offline provider (or BATON_PROVIDER) and $(DB)
+	@echo "Starting Baton on http://$(ADDR) (database $(DB)); Ctrl+C stops it."
+	bin/baton serve --addr $(ADDR) --db $(DB)
 
 build: ## build bin/baton
+	@echo "Building bin/baton (the first build downloads and compiles the dependencies: a few minutes)…"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/baton ./cmd/baton
 
 test: check-generate lint unit ## everything CI checks

@@ -55,7 +55,7 @@ func (db *DB) FindLatestExtractionRun(ctx context.Context, handoffID string) (*E
 	var r ExtractionRun
 	var started string
 	var finished sql.NullString
-	err := db.read.QueryRowContext(ctx,
+	err := db.readRow(ctx,
 		`SELECT id, handoff_id, status, error, added, started_at, finished_at FROM extraction_runs
 		 WHERE handoff_id = ? ORDER BY started_at DESC, id DESC LIMIT 1`, handoffID).
 		Scan(&r.ID, &r.HandoffID, &r.Status, &r.Error, &r.Added, &started, &finished)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -304,11 +305,12 @@ func (db *DB) findHandoff(ctx context.Context, where string, arg string) (*Hando
 		return nil, err
 	}
 	defer tx.Rollback()
-	h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE `+where, arg))
+	ptx := preparedTx{db, tx}
+	h, err := scanHandoff(ptx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE `+where, arg))
 	if err != nil {
 		return nil, findErr(err, "handoff %s", arg)
 	}
-	if err := findItems(ctx, tx, h); err != nil {
+	if err := findItems(ctx, ptx, h); err != nil {
 		return nil, fmt.Errorf("find handoff %s items: %w", h.ID, err)
 	}
 	return h, nil
@@ -340,7 +342,7 @@ func findItems(ctx context.Context, q querier, h *Handoff) (err error) {
 		return err
 	}
 	for i, d := range h.Decisions {
-		d.Label = fmt.Sprintf("D%d", i+1)
+		d.Label = "D" + strconv.Itoa(i+1)
 	}
 	h.Files, err = scanAll(func(s scanner) (*FileRef, error) {
 		f := &FileRef{HandoffID: h.ID}
@@ -375,6 +377,9 @@ func encodeIDs(ids []string) string {
 }
 
 func decodeIDs(s string) []string {
+	if s == "[]" || s == "" {
+		return nil // most items: no need to run the JSON decoder
+	}
 	var ids []string
 	json.Unmarshal([]byte(s), &ids)
 	return ids
@@ -405,7 +410,7 @@ func (db *DB) FindRecentHandoffs(ctx context.Context, workspaceID string, limit 
 		`SELECT h.id, h.thread_id, t.title, h.status,
 		        (SELECT COUNT(*) FROM decisions d WHERE d.handoff_id = h.id), h.updated_at
 		 FROM handoffs h JOIN threads t ON t.id = h.thread_id
-		 WHERE h.workspace_id = ? ORDER BY h.updated_at DESC LIMIT ?`, workspaceID, limit))
+		 WHERE h.workspace_id = ? AND t.deleted_at IS NULL ORDER BY h.updated_at DESC LIMIT ?`, workspaceID, limit))
 	if err != nil {
 		return nil, fmt.Errorf("find recent handoffs: %w", err)
 	}

@@ -303,7 +303,7 @@ func (db *DB) FindPlans(ctx context.Context, f PlanFilter) ([]*Plan, error) {
 		q += ` LIMIT ?`
 		args = append(args, f.Limit)
 	}
-	plans, err := scanAll(scanPlan)(db.read.QueryContext(ctx, q, args...))
+	plans, err := scanAll(scanPlan)(db.readRows(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("find plans: %w", err)
 	}

@@ -106,7 +106,7 @@ func (db *DB) FindSnapshotByID(ctx context.Context, id string) (*Snapshot, error
 
 // FindSnapshots lists a handoff's snapshots, newest first.
 func (db *DB) FindSnapshots(ctx context.Context, handoffID string) ([]*Snapshot, error) {
-	snaps, err := scanAll(scanSnapshot)(db.read.QueryContext(ctx,
+	snaps, err := scanAll(scanSnapshot)(db.readRows(ctx,
 		`SELECT `+snapshotColumns+` FROM snapshots WHERE handoff_id = ? ORDER BY created_at DESC, id DESC`, handoffID))
 	if err != nil {
 		return nil, fmt.Errorf("find snapshots: %w", err)

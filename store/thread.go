@@ -22,7 +22,13 @@ type Thread struct {
 	Title          string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
-	MessageCount   int // filled by FindThreads
+	ArchivedAt     time.Time // zero unless archived
+	// DeletedAt is zero unless the thread was deleted while snapshots of
+	// its handoff existed: the thread then stays as a tombstone, without
+	// messages or drafts, so that its snapshots and plans can say where
+	// they came from. Only FindThreadByIDIncludingDeleted returns one.
+	DeletedAt    time.Time
+	MessageCount int // filled by FindThreads
 }
 
 // ThreadCreate is the input of CreateThread.
@@ -70,11 +76,10 @@ func (db *DB) CreateThread(ctx context.Context, in ThreadCreate) (*Thread, error
 	return t, nil
 }
 
-// FindThreadByID returns a thread, or ErrNotFound.
+// FindThreadByID returns a thread, or ErrNotFound (also for a deleted one).
 func (db *DB) FindThreadByID(ctx context.Context, id string) (*Thread, error) {
 	t, err := scanThread(db.readRow(ctx,
-		`SELECT id, workspace_id, COALESCE(parent_thread_id, ''), title, created_at, updated_at, 0
-		 FROM threads WHERE id = ?`, id))
+		`SELECT `+threadColumns+`, 0 FROM threads WHERE id = ? AND deleted_at IS NULL`, id))
 	if err != nil {
 		return nil, findErr(err, "thread %s", id)
 	}
@@ -85,9 +90,12 @@ func (db *DB) FindThreadByID(ctx context.Context, id string) (*Thread, error) {
 type ThreadFilter struct {
 	WorkspaceID string // the default workspace when empty
 	Limit       int    // 100 when zero
+	Archived    bool   // the archived threads instead of the others
 }
 
-// FindThreads lists a workspace's threads, most recently active first.
+// FindThreads lists a workspace's threads, most recently active first:
+// the archived ones if f.Archived, else the others. Deleted threads are
+// never listed.
 func (db *DB) FindThreads(ctx context.Context, f ThreadFilter) ([]*Thread, error) {
 	if f.WorkspaceID == "" {
 		f.WorkspaceID = db.defaultWorkspace
@@ -96,10 +104,9 @@ func (db *DB) FindThreads(ctx context.Context, f ThreadFilter) ([]*Thread, error
 		f.Limit = 100
 	}
 	threads, err := scanAll(scanThread)(db.read.QueryContext(ctx,
-		`SELECT t.id, t.workspace_id, COALESCE(t.parent_thread_id, ''), t.title, t.created_at, t.updated_at,
-		        (SELECT COUNT(*) FROM messages m WHERE m.thread_id = t.id)
-		 FROM threads t WHERE t.workspace_id = ?
-		 ORDER BY t.updated_at DESC, t.id DESC LIMIT ?`, f.WorkspaceID, f.Limit))
+		`SELECT `+threadColumns+`, (SELECT COUNT(*) FROM messages m WHERE m.thread_id = threads.id)
+		 FROM threads WHERE workspace_id = ? AND deleted_at IS NULL AND (archived_at IS NOT NULL) = ?
+		 ORDER BY updated_at DESC, id DESC LIMIT ?`, f.WorkspaceID, f.Archived, f.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("find threads: %w", err)
 	}
@@ -108,12 +115,22 @@ func (db *DB) FindThreads(ctx context.Context, f ThreadFilter) ([]*Thread, error
 
 type scanner interface{ Scan(dest ...any) error }
 
+const threadColumns = `id, workspace_id, COALESCE(parent_thread_id, ''), title, created_at, updated_at,
+	COALESCE(archived_at, ''), COALESCE(deleted_at, '')`
+
+// scanThread reads threadColumns and a message count.
 func scanThread(s scanner) (*Thread, error) {
 	var t Thread
-	var created, updated string
-	if err := s.Scan(&t.ID, &t.WorkspaceID, &t.ParentThreadID, &t.Title, &created, &updated, &t.MessageCount); err != nil {
+	var created, updated, archived, deleted string
+	if err := s.Scan(&t.ID, &t.WorkspaceID, &t.ParentThreadID, &t.Title, &created, &updated, &archived, &deleted, &t.MessageCount); err != nil {
 		return nil, err
 	}
 	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)
+	if archived != "" {
+		t.ArchivedAt = parseTime(archived)
+	}
+	if deleted != "" {
+		t.DeletedAt = parseTime(deleted)
+	}
 	return &t, nil
 }

@@ -58,6 +58,13 @@ func NewMarkdown() *Markdown {
 	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
 	p.AllowAttrs("checked", "disabled").OnElements("input")
 	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
+	// The image-link icon (imageIcon); raw HTML never reaches here, so
+	// these can only come from the renderer.
+	p.AllowElements("svg", "path")
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^icon$`)).OnElements("svg")
+	p.AllowAttrs("viewbox").Matching(regexp.MustCompile(`^[0-9 ]+$`)).OnElements("svg")
+	p.AllowAttrs("aria-hidden").Matching(regexp.MustCompile(`^true$`)).OnElements("svg")
+	p.AllowAttrs("d").Matching(regexp.MustCompile(`^[MmHhVvAaZzLlCc0-9 .,-]+$`)).OnElements("path")
 	return &Markdown{md: md, policy: p, cache: NewHTMLCache(markdownCacheEntries)}
 }
 
@@ -133,12 +140,17 @@ func renderImage(w util.BufWriter, source []byte, n ast.Node, entering bool) (as
 		w.Write(util.EscapeHTML(util.URLEscape(dest, true)))
 		w.WriteString(`">`)
 	}
-	w.WriteString("🖼 " + html.EscapeString(alt))
+	w.WriteString(imageIcon + html.EscapeString(alt))
 	if !gmhtml.IsDangerousURL(dest) {
 		w.WriteString("</a>")
 	}
 	return ast.WalkSkipChildren, nil
 }
+
+// imageIcon marks an image link: an inline SVG (a picture frame), so that
+// it shows without an emoji font. The sanitizer allows exactly this shape.
+const imageIcon = `<svg class="icon" viewBox="0 0 16 16" aria-hidden="true">` +
+	`<path d="M2 2h12a1 1 0 0 1 1 1v10a1 1 0 0 1-1 1H2a1 1 0 0 1-1-1V3a1 1 0 0 1 1-1zm0 1v7.3l3-3 3 3 2-2 4 4V3H2zm9 1.5a1.5 1.5 0 1 1 0 3 1.5 1.5 0 0 1 0-3z"></path></svg>`
 
 // plainText is the text of a node's descendants, without markup.
 func plainText(n ast.Node, source []byte) string {

@@ -20,13 +20,14 @@ type threadJSON struct {
 	Title          string         `json:"title"`
 	CreatedAt      time.Time      `json:"createdAt"`
 	UpdatedAt      time.Time      `json:"updatedAt"`
+	Archived       bool           `json:"archived"`
 	MessageCount   *int           `json:"messageCount,omitempty"`
 	Messages       []*messageJSON `json:"messages,omitempty"`
 }
 
 func newThreadJSON(t *store.Thread) *threadJSON {
 	return &threadJSON{ID: t.ID, WorkspaceID: t.WorkspaceID, ParentThreadID: t.ParentThreadID,
-		Title: t.Title, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+		Title: t.Title, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Archived: !t.ArchivedAt.IsZero()}
 }
 
 // messageJSON is a message in the JSON API.

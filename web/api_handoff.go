@@ -114,7 +114,11 @@ func apiVersion(c echo.Context, body *int) (int, error) {
 
 // handleAPIPin serves POST /api/v1/threads/:id/messages/:mid/pin.
 func (s *Server) handleAPIPin(c echo.Context) error {
-	d, created, err := s.db.PinMessage(c.Request().Context(), c.Param("id"), c.Param("mid"))
+	content, err := apiPinContent(c)
+	if err != nil {
+		return err
+	}
+	d, created, err := s.pinMessage(c.Request().Context(), c.Param("id"), c.Param("mid"), content)
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,9 @@ func (s *Server) render(c echo.Context, status int, comp templ.Component) error 
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	if buf.Len() >= 1024 && acceptsGzip(c.Request()) {
+		return s.writeGzip(c, status, buf.Bytes())
+	}
 	c.Response().WriteHeader(status)
 	_, err := c.Response().Write(buf.Bytes())
 	return err

@@ -25,6 +25,9 @@ func (s *Server) startExtraction(ctx context.Context, t *store.Thread) (*job, er
 	var run *store.ExtractionRun
 	j, _, err := s.jobs.start(ctx, jobSpec{key: extractKey(t.ID), kind: "extraction", orphan: graceOrphan,
 		setup: func(ctx context.Context) (string, error) {
+			if err := s.checkPlannable(ctx, t.ID); err != nil {
+				return "", err
+			}
 			h, err := s.db.EnsureHandoff(ctx, t.ID)
 			if err != nil {
 				return "", err

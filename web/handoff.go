@@ -16,10 +16,11 @@ import (
 )
 
 // handlePin serves POST /t/:id/messages/:mid/pin: the reply becomes a
-// user-pinned decision of the thread's handoff.
+// user-pinned decision of the thread's handoff, worded as the form's
+// content, or as the reply's first sentence when there is none.
 func (s *Server) handlePin(c echo.Context) error {
 	ctx := c.Request().Context()
-	if _, _, err := s.db.PinMessage(ctx, c.Param("id"), c.Param("mid")); err != nil {
+	if _, _, err := s.pinMessage(ctx, c.Param("id"), c.Param("mid"), c.FormValue("content")); err != nil {
 		return err
 	}
 	return s.renderPinned(c)
@@ -174,6 +175,9 @@ func (s *Server) handleReviewShow(c echo.Context) error {
 func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) {
 	ctx := c.Request().Context()
 	r := views.Review{Handoff: h, Editing: c.QueryParam("edit")}
+	if h.Status == store.HandoffFrozen {
+		r.Editing = "" // frozen is read-only until "Edit a new draft"
+	}
 	var err error
 	if r.Thread, err = s.db.FindThreadByID(ctx, h.ThreadID); err != nil {
 		return r, err

@@ -684,6 +684,10 @@ func TestReviewItemEditHTMX(t *testing.T) {
 	}
 	doc = parseHTML(t, body)
 	findOne(t, doc, "p", "data-testid", "conflict")
+	// … and sees what the other person saved.
+	if got := textOf(findOne(t, doc, "p", "data-testid", "conflict-current")); !strings.Contains(got, "Rotate keys weekly") {
+		t.Fatalf("conflict notice shows %q, want the other person's text", got)
+	}
 	if got := textOf(findOne(t, doc, "textarea", "data-testid", "edit-input")); got != "My stale draft" {
 		t.Fatalf("draft=%q after a conflict, want it kept", got)
 	}

@@ -133,7 +133,7 @@ func (s *Server) planView(ctx context.Context, plan *store.Plan) (views.PlanView
 	if pv.Snapshot, err = s.db.FindSnapshotByID(ctx, plan.SnapshotID); err != nil {
 		return pv, err
 	}
-	if pv.Thread, err = s.db.FindThreadByID(ctx, pv.Snapshot.Payload.ThreadID); err != nil {
+	if pv.Thread, err = s.db.FindThreadByIDIncludingDeleted(ctx, pv.Snapshot.Payload.ThreadID); err != nil {
 		return pv, err
 	}
 	if pv.Versions, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: plan.HandoffID, Limit: 20}); err != nil {
@@ -180,7 +180,7 @@ func (s *Server) handlePlanEvents(c echo.Context) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := templ.Join(views.PlanBody(pv), views.PlanStatus(plan, true)).Render(ctx, &buf); err != nil {
+	if err := templ.Join(views.PlanBody(pv), views.PlanStatus(plan, true), views.PlanVersions(pv, true)).Render(ctx, &buf); err != nil {
 		return err
 	}
 	return sse.send("done", buf.String())
@@ -222,7 +222,7 @@ func (s *Server) handlePlanDownload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="plan-v%d.md"`, plan.Version))
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, s.planDownloadName(c.Request().Context(), plan)))
 	return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(plan.Markdown))
 }
 

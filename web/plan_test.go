@@ -561,7 +561,7 @@ func TestPlanDownload(t *testing.T) {
 	if got, want := res.Header.Get("Content-Type"), "text/markdown; charset=utf-8"; got != want {
 		t.Fatalf("Content-Type=%q, want %q", got, want)
 	}
-	if got, want := res.Header.Get("Content-Disposition"), `attachment; filename="plan-v1.md"`; got != want {
+	if got, want := res.Header.Get("Content-Disposition"), `attachment; filename="billing-export-plan-v1.md"`; got != want {
 		t.Fatalf("Content-Disposition=%q, want %q", got, want)
 	}
 	if body != planMarkdown {
@@ -615,7 +615,7 @@ func TestPlanRerunMakesVersions(t *testing.T) {
 		t.Fatalf("v1's versions link to %q, want v2", attr(a, "href"))
 	}
 	res, _ = app.get("/p/" + pid2 + "/plan.md")
-	if got, want := res.Header.Get("Content-Disposition"), `attachment; filename="plan-v2.md"`; got != want {
+	if got, want := res.Header.Get("Content-Disposition"), `attachment; filename="billing-export-plan-v2.md"`; got != want {
 		t.Fatalf("Content-Disposition=%q, want %q", got, want)
 	}
 }

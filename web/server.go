@@ -73,6 +73,7 @@ type Server struct {
 	assets   *static.Assets
 	markdown *views.Markdown
 	items    *views.HTMLCache // rendered message items
+	pages    *compressedPages // compressed page segments, by content
 	sessions *sessions.CookieStore
 	auth     *auth
 	version  string
@@ -115,6 +116,7 @@ func New(cfg Config) *Server {
 		assets:       static.New(),
 		markdown:     views.NewMarkdown(),
 		items:        views.NewHTMLCache(1024),
+		pages:        newCompressedPages(32 << 20),
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
 		auth:         newAuth(cfg.Auth, cfg.SessionKey),
 		version:      cfg.Version,
@@ -182,6 +184,11 @@ func New(cfg Config) *Server {
 	b.GET("/", s.handleHome)
 	b.POST("/threads", s.handleThreadCreate)
 	b.GET("/t/:id", s.handleThreadShow)
+	b.GET("/archived", s.handleThreadsArchived)
+	b.POST("/t/:id/rename", s.handleThreadRename)
+	b.POST("/t/:id/archive", s.handleThreadArchive)
+	b.GET("/t/:id/delete", s.handleThreadDeleteConfirm)
+	b.POST("/t/:id/delete", s.handleThreadDelete)
 	b.POST("/t/:id/messages", s.handleMessageCreate, modelLimit)
 	b.GET("/t/:id/messages/:mid/reply", s.handleReplyStream, modelLimit)
 	b.POST("/t/:id/messages/:mid/stop", s.handleReplyStop)
@@ -193,6 +200,7 @@ func New(cfg Config) *Server {
 	b.POST("/t/:id/extract/cancel", s.handleExtractCancel)
 	b.GET("/h/:id", s.handleReviewShow)
 	b.POST("/h/:id/freeze", s.handleFreeze, modelLimit)
+	b.POST("/h/:id/draft", s.handleHandoffReopen)
 	b.GET("/p/:id", s.handlePlanShow)
 	b.GET("/p/:id/events", s.handlePlanEvents)
 	b.GET("/p/:id/plan.md", s.handlePlanDownload)
@@ -218,6 +226,8 @@ func New(cfg Config) *Server {
 	api.GET("/threads", s.handleAPIThreadList)
 	api.POST("/threads", s.handleAPIThreadCreate)
 	api.GET("/threads/:id", s.handleAPIThreadShow)
+	api.PATCH("/threads/:id", s.handleAPIThreadUpdate)
+	api.DELETE("/threads/:id", s.handleAPIThreadDelete)
 	api.POST("/threads/:id/messages", s.handleAPIMessageCreate, modelLimit)
 	api.POST("/threads/:id/messages/:mid/pin", s.handleAPIPin)
 	api.DELETE("/threads/:id/messages/:mid/pin", s.handleAPIUnpin)

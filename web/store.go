@@ -28,6 +28,9 @@ type threadStore interface {
 	CreateThread(ctx context.Context, in store.ThreadCreate) (*store.Thread, error)
 	FindThreadByID(ctx context.Context, id string) (*store.Thread, error)
 	FindThreads(ctx context.Context, f store.ThreadFilter) ([]*store.Thread, error)
+	FindThreadByIDIncludingDeleted(ctx context.Context, id string) (*store.Thread, error)
+	UpdateThread(ctx context.Context, id string, in store.ThreadUpdate) (*store.Thread, error)
+	DeleteThread(ctx context.Context, id string) error
 	CreateMessage(ctx context.Context, in store.MessageCreate) (*store.Message, error)
 	FindMessageByID(ctx context.Context, threadID, id string) (*store.Message, error)
 	FindMessages(ctx context.Context, f store.MessageFilter) ([]*store.Message, error)
@@ -35,6 +38,7 @@ type threadStore interface {
 	FindReply(ctx context.Context, threadID, userMessageID string) (*store.Message, error)
 	DeleteFailedReply(ctx context.Context, threadID, id string) error
 	PinMessage(ctx context.Context, threadID, messageID string) (d *store.Decision, created bool, err error)
+	PinMessageAs(ctx context.Context, threadID, messageID, content string) (d *store.Decision, created bool, err error)
 	UnpinMessage(ctx context.Context, threadID, messageID string) error
 	FindReadyState(ctx context.Context, threadID string) (store.ReadyState, error)
 }
@@ -54,6 +58,7 @@ type handoffStore interface {
 	UpdateRisk(ctx context.Context, handoffID, id string, upd store.RiskUpdate) (*store.Risk, store.Change, error)
 	DeleteRisk(ctx context.Context, handoffID, id string, version int) (store.Change, error)
 	Freeze(ctx context.Context, handoffID string, version int) (*store.Snapshot, error)
+	ReopenHandoff(ctx context.Context, id string, version int) (store.Change, error)
 	FindSnapshotByID(ctx context.Context, id string) (*store.Snapshot, error)
 	FindSnapshots(ctx context.Context, handoffID string) ([]*store.Snapshot, error)
 }

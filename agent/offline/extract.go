@@ -651,15 +651,13 @@ func summarise(t *transcript, x agent.Extraction) string {
 	} else {
 		fmt.Fprintf(&b, "The brainstorm starts from: %q.", topic)
 	}
-	switch len(x.Decisions) {
-	case 0:
-		b.WriteString(" Nothing sounds decided yet")
-	case 1:
-		fmt.Fprintf(&b, " One decision so far: %s", strings.TrimRight(firstWords(x.Decisions[0].Content, 20), "."))
-	default:
-		fmt.Fprintf(&b, " %d decisions so far, the latest: %s", len(x.Decisions), strings.TrimRight(firstWords(x.Decisions[len(x.Decisions)-1].Content, 20), "."))
+	// No counts: the summary is stored, and people pin, edit and remove
+	// items after it is written; the review screen counts them live.
+	if len(x.Decisions) == 0 {
+		b.WriteString(" Nothing sounds decided yet.")
+	} else {
+		fmt.Fprintf(&b, " The latest decision: %s.", strings.TrimRight(firstWords(x.Decisions[len(x.Decisions)-1].Content, 20), "."))
 	}
-	fmt.Fprintf(&b, ". It names %s and raises %s.", plural(len(x.FilesReferenced), "file"), plural(len(x.Risks), "risk"))
 	return b.String()
 }
 

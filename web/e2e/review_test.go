@@ -42,6 +42,9 @@ func TestReviewFlow(t *testing.T) {
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(`article[data-testid="msg-assistant"]`, chromedp.ByQuery),
 		chromedp.Click(`article[data-testid="msg-assistant"] [data-testid="pin"]`, chromedp.ByQuery),
+		// Pin opens the editor on the reply's first sentence; Enter pins it.
+		chromedp.WaitVisible(`[data-testid="pin-editor-input"]`, chromedp.ByQuery),
+		pressEnter(),
 		chromedp.WaitVisible(`article[data-testid="msg-assistant"] [data-testid="unpin"]`, chromedp.ByQuery),
 		chromedp.Text(`#pin-count`, &pins, chromedp.ByQuery),
 		chromedp.Click(`[data-testid="ready-to-plan"]`, chromedp.ByQuery),
