@@ -48,6 +48,9 @@ type transcript struct {
 	df    map[string]int // in how many messages each word occurs
 	// proposals caches proposal per assistant message; nil: none.
 	proposals map[int]*sentence
+	// props caches assistantProposals per message.
+	props     [][]proposal
+	propsDone []bool
 }
 
 // digestHeader opens every reply of the offline partner. Those replies
@@ -150,95 +153,6 @@ type candidate struct {
 	removed bool
 }
 
-// findDecisions applies the agreement, option, rejection and reversal rules
-// to the user's messages.
-func findDecisions(t *transcript) []agent.ExtractedDecision {
-	var cands []*candidate
-	for i, m := range t.msgs {
-		if m.Role != agent.RoleUser {
-			if len(cands) > 0 {
-				cands = append(cands, recapDecisions(t, i)...)
-			}
-			continue
-		}
-		prev := previousAssistant(t, i)
-		reversal := false
-		var against []tokenSet
-		for _, s := range t.sents[i] {
-			for _, c := range userClauses(s.plain) {
-				lc := strings.ToLower(c)
-				if isInjection(lc) {
-					continue
-				}
-				if reversalCues.match(lc) {
-					reversal = true
-					against = append(against, newTokenSet(lc))
-				}
-				if isQuestion(lc) {
-					continue
-				}
-				if isRejection(lc) {
-					against = append(against, newTokenSet(lc))
-					continue
-				}
-				if d := decide(t, i, prev, c, lc); d != nil {
-					cands = append(cands, d)
-				}
-			}
-		}
-		if userAgreed(t, i, cands) {
-			if d := confirmation(t, i); d != nil {
-				cands = adoptConfirmation(cands, d, i)
-			}
-		}
-		if !reversal {
-			continue
-		}
-		// A reversal replaces earlier choices on the same subject: a later
-		// pick from the same option list, or earlier decisions sharing
-		// distinctive words with what this message takes back.
-		for _, c := range cands {
-			if c.msg >= i || c.removed {
-				continue
-			}
-			for _, a := range against {
-				if sharesDistinctive(c.subject, a, t) {
-					c.removed = true
-				}
-			}
-		}
-	}
-	// A later choice from the same option list replaces an earlier one.
-	for j, c := range cands {
-		for _, later := range cands[j+1:] {
-			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
-				c.removed = true
-			}
-		}
-	}
-	var out []agent.ExtractedDecision
-	var sets []tokenSet
-	for _, c := range cands {
-		if c.removed {
-			continue
-		}
-		set := newTokenSet(strings.ToLower(c.Content))
-		dup := false
-		for k, s := range sets {
-			if similarity(set, s) >= 0.6 {
-				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, c.ExtractedDecision)
-			sets = append(sets, set)
-		}
-	}
-	return out
-}
-
 // previousAssistant returns the index of the last assistant message before
 // message i, or -1.
 func previousAssistant(t *transcript, i int) int {
@@ -326,7 +240,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		if prev < 0 {
 			return nil
 		}
-		prop, ok := proposal(t, prev)
+		prop, ok := recommendation(t, prev)
 		if !ok {
 			return nil
 		}
@@ -400,9 +314,9 @@ func findOption(t *transcript, i int, label string) (int, string, bool) {
 	return -1, "", false
 }
 
-// proposal returns the sentence in which assistant message j recommends
+// recommendation returns the sentence in which assistant message j recommends
 // something, the last if several do.
-func proposal(t *transcript, j int) (sentence, bool) {
+func recommendation(t *transcript, j int) (sentence, bool) {
 	if t.proposals == nil {
 		t.proposals = map[int]*sentence{}
 	}

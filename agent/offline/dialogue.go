@@ -1,0 +1,495 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// The decision rules read a brainstorm as a dialogue. The assistant makes
+// proposals: options to choose from (a list introduced as "Three ways:"),
+// plan items (a list of what it will do) and recommendations in prose ("I'd
+// read the count from an env var"). The user answers: picks an option by
+// number or by echoing its name, accepts ("yes", "do that", "ship it"),
+// rejects ("no Redis", "skip the prefetcher"), reverses an earlier choice,
+// states their own decision, or only adds facts and questions. A decision
+// is an accepted proposal, said as one sentence: in the assistant's words
+// when the user accepted tersely, in the user's when they said it in full.
+
+// proposal is something an assistant message put forward.
+type proposal struct {
+	msg    int    // the assistant message
+	item   int    // its list item, -1 for a prose recommendation
+	label  string // "1", "b": the label of a numbered or lettered item
+	text   string // the proposal as a decision
+	set    tokenSet
+	title  tokenSet // the words of its name ("Dedup table"), for echoes
+	option bool     // one of several alternatives, accepted only when picked
+	pathy  bool     // an item about a file ("`a.go`: new, holds X")
+}
+
+// Patterns of the dialogue rules. Each matches lower-cased plain text.
+var (
+	// optionsLeadRE introduces a list of alternatives.
+	optionsLeadRE = regexp.MustCompile(`\b(?:options?|ways?|choices?|approach(?:es)?|alternatives?|candidates|pick between|choose between|choices in|either|fixes|realistic|routes|strateg(?:y|ies)|designs?|flavou?rs)\b`)
+	// acceptRE is a clause that only says yes.
+	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
+	// acceptCuesAny are words that accept wherever they stand in a short clause.
+	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
+	// numberPickRE finds option numbers and letters in a short clause.
+	numberPickRE = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|(?:^|[\s,(])(\d)(?:[\s,.)!]|$)`)
+	// pickFillRE is what may surround bare numbers in a clause that picks
+	// options ("1 and 3 too", "2, yes").
+	pickFillRE = regexp.MustCompile(`\b(?:and|yes|yep|too|also|both|then|ok|okay|sure|go|with|plus|the|first|second|one|ones|option|options|for|now|fine|is|are|sounds|good)\b|[\d,.!()&+]`)
+	// unitAfterRE follows a number that is a quantity, not an option.
+	unitAfterRE = regexp.MustCompile(`^\s*(?:[a-z%]|\.\d)`)
+	// recommendCues mark a prose recommendation of the assistant.
+	recommendCues = cues(`i'd i_would i'll i_will we'll we_can_start i_recommend recommend suggest my_pick the_pragmatic pragmatic_choice is_the_right_call is_the_one the_usual_fix the_usual_trick best_bet go_with start_with`)
+	// softLeadRE opens a sentence that proposes without a cue word.
+	softLeadRE = regexp.MustCompile(`^(?:then|so|cleaner|simplest|fix)\b`)
+	// factRE is a statement of how things are rather than what to do:
+	// "X is Y", "that means …", "the backend has to …".
+	factRE = regexp.MustCompile(`^(?:[\w.'/-]+\s+){0,6}?(?:is|are|was|were|has|have|had|can|gets|means|costs|takes|comes|usually|already|only)\b|\bthat means\b|^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
+	// evaluationRE marks a user's verdict that makes a statement a choice.
+	evaluationRE = regexp.MustCompile(`\b(?:fine|ok|okay|good|enough|right|better|acceptable|it is|the way|stays|stay|wins)\b`)
+	// notDecisionRE marks a proposal that only talks about text being data.
+	notDecisionRE = regexp.MustCompile(`\b(?:not acting on|ignoring it|i'm ignoring|not an instruction|isn't an instruction)\b`)
+)
+
+// assistantProposals returns the proposals of assistant message j, cached.
+func (t *transcript) assistantProposals(j int) []proposal {
+	if j < 0 || j >= len(t.msgs) || t.msgs[j].Role != agent.RoleAssistant {
+		return nil
+	}
+	if t.props == nil {
+		t.props = make([][]proposal, len(t.msgs))
+		t.propsDone = make([]bool, len(t.msgs))
+	}
+	if !t.propsDone[j] {
+		t.props[j] = parseProposals(t, j)
+		t.propsDone[j] = true
+	}
+	return t.props[j]
+}
+
+// parseProposals reads the options, plan items and recommendations of
+// assistant message j.
+func parseProposals(t *transcript, j int) []proposal {
+	ss := t.sents[j]
+	var out []proposal
+	lead := "" // the prose sentence before the current list
+	optionList := false
+	for k := 0; k < len(ss); k++ {
+		s := ss[k]
+		if isInjection(s.lower) || notDecisionRE.MatchString(s.lower) {
+			continue
+		}
+		if !s.bullet {
+			lead = s.lower
+			if s.heading {
+				lead = s.section
+			}
+			optionList = false
+			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
+				continue
+			}
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 {
+				text := decisionText(s.plain)
+				if len(tokens(strings.ToLower(text))) >= 2 && actionable(text) {
+					out = append(out, newProposal(j, -1, "", text, nil, false))
+				}
+			}
+			continue
+		}
+		if !s.first {
+			continue
+		}
+		if k == 0 || !ss[k-1].bullet {
+			optionList = optionsLeadRE.MatchString(lead) || strings.Contains(s.section, "option")
+		}
+		if recapRE.MatchString(s.section) || riskSectionRE.MatchString(s.section) {
+			continue
+		}
+		// An item runs over its sentences; its first says what it is.
+		first := s.plain
+		if words(first) < 4 && k+1 < len(ss) && ss[k+1].item == s.item && !ss[k+1].first {
+			first += " " + ss[k+1].plain
+		}
+		title, rest := itemTitle(s.raw, first)
+		if isQuestion(strings.ToLower(first)) {
+			continue
+		}
+		text := rest
+		pathy := looksLikeFile(strings.Trim(title, "` "))
+		switch {
+		case pathy:
+			text = decisionText(rest)
+		case title != "" && rest != "":
+			text = title + ": " + decisionText(rest)
+		case title != "":
+			text = title
+		default:
+			text = decisionText(first)
+		}
+		if len(tokens(strings.ToLower(text))) < 2 || !optionList && !actionable(strings.TrimPrefix(text, title+": ")) {
+			continue
+		}
+		ts := newTokenSet(strings.ToLower(title))
+		if pathy || len(ts) == 0 {
+			ts = newTokenSet(strings.ToLower(firstWords(first, 6)))
+		}
+		out = append(out, newProposal(j, s.item, s.label, text, ts, optionList))
+		out[len(out)-1].pathy = pathy
+	}
+	return out
+}
+
+func newProposal(j, item int, label, text string, title tokenSet, option bool) proposal {
+	text = tidy(firstWords(text, 28))
+	return proposal{msg: j, item: item, label: label, text: text, set: newTokenSet(strings.ToLower(text)), title: title, option: option}
+}
+
+// boldTitleRE is a list item that opens with its name in bold.
+var boldTitleRE = regexp.MustCompile(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
+
+// itemTitle splits a list item into its name ("In-process token bucket",
+// "`ratelimit.go`") and what it says about it.
+func itemTitle(raw, plain string) (string, string) {
+	if m := boldTitleRE.FindStringSubmatch(raw); m != nil {
+		title := strings.TrimSpace(emphMarks.Replace(m[1]))
+		title = strings.TrimRight(title, ":.")
+		rest := strings.TrimSpace(strings.TrimPrefix(plain, title))
+		rest = strings.TrimLeft(rest, ":.—–- ")
+		return title, rest
+	}
+	lc := strings.ToLower(plain)
+	if m := labelLeadRE.FindString(lc); m != "" {
+		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain[:len(m)]), ":"))
+		if looksLikeFile(strings.Trim(head, "`")) || isLabel(head) && words(head) <= 4 {
+			return head, strings.TrimSpace(plain[len(m):])
+		}
+	}
+	if m := listedRE.FindString(plain); m != "" {
+		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(m), "—–-"))
+		if looksLikeFile(strings.Trim(head, "`")) {
+			return head, strings.TrimSpace(plain[len(m):])
+		}
+	}
+	return "", plain
+}
+
+// decisionText turns a sentence into what it proposes: no acknowledgement,
+// "I'd", label or parenthetical, cut to its main clause.
+func decisionText(s string) string {
+	s = statement(s)
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "Then "), "then "))
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "So "), "so "))
+	return mainClause(s)
+}
+
+// actionable reports whether a proposal's text says what to do rather than
+// how things are or what could go wrong.
+func actionable(text string) bool {
+	lc := strings.ToLower(text)
+	if imperRE.MatchString(lc) {
+		return true
+	}
+	return !factRE.MatchString(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+}
+
+// isFact reports whether a user's clause only states how things are
+// ("acme-7 is enterprise"), with no verdict that would make it a choice.
+func isFact(lc string) bool {
+	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	return factRE.MatchString(body) && !evaluationRE.MatchString(body) && !imperRE.MatchString(body) ||
+		strings.Contains(body, "whether") || strings.Contains(body, "asked")
+}
+
+// userAct is what one user message does to the proposals before it.
+type userAct struct {
+	picks    []int // indexes into the proposals picked
+	general  bool  // a plain yes
+	rejected []tokenSet
+}
+
+// optionPicks returns the labels a clause picks by number or letter
+// ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
+func optionPicks(lc string, props []proposal) []string {
+	has := map[string]bool{}
+	for _, p := range props {
+		if p.label != "" {
+			has[p.label] = true
+		}
+	}
+	if len(has) == 0 {
+		return nil
+	}
+	var out []string
+	if g := optionRefRE.FindStringSubmatch(lc); g != nil {
+		if l := g[1] + g[2] + g[3] + g[4]; has[l] {
+			out = append(out, l)
+		}
+	}
+	// Bare numbers count only when the clause is little else.
+	bare := strings.TrimSpace(pickFillRE.ReplaceAllString(lc, " "))
+	if words(bare) > 1 && len(out) > 0 {
+		return out
+	}
+	for _, loc := range numberPickRE.FindAllStringSubmatchIndex(lc, -1) {
+		l := ""
+		end := loc[1]
+		if loc[2] >= 0 {
+			l = lc[loc[2]:loc[3]]
+		} else if loc[4] >= 0 {
+			l = lc[loc[4]:loc[5]]
+			end = loc[5]
+			if words(bare) > 1 {
+				continue
+			}
+		}
+		if l == "" || !has[l] || unitAfterRE.MatchString(lc[end:]) && loc[2] < 0 {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o == l
+		}
+		if !dup {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// echoPick returns the option of props whose name a short clause repeats
+// ("nuke", "dedup table then"), or -1.
+func echoPick(t *transcript, lc string, props []proposal) int {
+	if words(lc) > 14 {
+		return -1
+	}
+	want := newTokenSet(lc)
+	best, bestN := -1, 0
+	for k, p := range props {
+		if !p.option || len(p.title) == 0 {
+			continue
+		}
+		n := 0
+		for w := range p.title {
+			if _, ok := want[w]; !ok || len(w) < 3 {
+				continue
+			}
+			// A word every option's name has ("cache") does not pick one.
+			shared := false
+			for k2, o := range props {
+				if k2 != k && o.option && o.msg == p.msg {
+					if _, ok := o.title[w]; ok {
+						shared = true
+					}
+				}
+			}
+			if !shared {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = k, n
+		}
+	}
+	return best
+}
+
+// isPureAcceptance reports whether a clause says yes and nothing more.
+func isPureAcceptance(lc string) bool {
+	lc = strings.TrimSpace(strings.TrimRight(lc, ".!"))
+	if acceptRE.MatchString(lc) {
+		return true
+	}
+	if words(lc) <= 6 && acceptCuesAny.match(lc) {
+		rest := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+		rest = strings.TrimSpace(trailRE.ReplaceAllString(rest, ""))
+		return len(tokens(rest)) == 0 || acceptRE.MatchString(rest)
+	}
+	return false
+}
+
+// rejection is a proposal turned down in message msg.
+type rejection struct {
+	msg int
+	set tokenSet
+}
+
+// findDecisions reads the dialogue: what each user message accepts,
+// rejects and reverses of the proposals before it, and what it decides in
+// its own words.
+func findDecisions(t *transcript) []agent.ExtractedDecision {
+	var cands []*candidate
+	var rejections []rejection
+	for i, m := range t.msgs {
+		if m.Role != agent.RoleUser {
+			if len(cands) > 0 {
+				cands = append(cands, recapDecisions(t, i)...)
+			}
+			continue
+		}
+		prev := previousAssistant(t, i)
+		props := t.assistantProposals(prev)
+		picked := make([]float64, len(props)) // confidence of a pick, 0: none
+		turnedDown := make([]bool, len(props))
+		general := false
+		reversal := false
+		var against []tokenSet
+		for _, s := range t.sents[i] {
+			for _, c := range userClauses(s.plain) {
+				lc := strings.ToLower(c)
+				if isInjection(lc) {
+					continue
+				}
+				if reversalCues.match(lc) {
+					reversal = true
+					against = append(against, newTokenSet(lc))
+				}
+				if isQuestion(lc) {
+					continue
+				}
+				if isRejection(lc) {
+					set := newTokenSet(lc)
+					against = append(against, set)
+					for k, p := range props {
+						if sharesDistinctive(p.title, set, t) || sharesDistinctive(p.set, set, t) && p.option {
+							turnedDown[k] = true
+						}
+					}
+					continue
+				}
+				labels := optionPicks(lc, props)
+				for _, l := range labels {
+					for k, p := range props {
+						if p.label == l {
+							picked[k] = 0.9
+							break
+						}
+					}
+				}
+				echoed := false
+				if len(labels) == 0 {
+					if k := echoPick(t, lc, props); k >= 0 {
+						picked[k] = max(picked[k], 0.8)
+						echoed = true
+					}
+				}
+				if isPureAcceptance(lc) {
+					general = true
+					continue
+				}
+				if len(labels) > 0 || echoed && words(lc) <= 5 {
+					continue
+				}
+				if isFact(lc) {
+					continue
+				}
+				if d := decide(t, i, prev, c, lc); d != nil && (len(tokens(strings.ToLower(d.Content))) >= 2 || explicitCues.match(lc) || evaluationRE.MatchString(lc)) {
+					cands = append(cands, d)
+				}
+			}
+		}
+		anyPick := false
+		for _, p := range picked {
+			anyPick = anyPick || p > 0
+		}
+		for k, p := range props {
+			conf := picked[k]
+			switch {
+			case turnedDown[k] && conf == 0:
+				rejections = append(rejections, rejection{msg: i, set: p.set})
+				continue
+			case conf == 0 && p.option && anyPick && props[pickedList(props, picked)].msg == p.msg:
+				rejections = append(rejections, rejection{msg: i, set: p.set})
+				continue
+			case conf == 0 && general && !p.option:
+				conf = 0.7
+			}
+			if conf == 0 {
+				continue
+			}
+			d := &candidate{msg: i, group: -1, subject: p.set}
+			if p.option {
+				d.group = prev
+			}
+			d.Content = p.text
+			d.Confidence = conf
+			d.Sources = []int{prev, i}
+			cands = append(cands, d)
+		}
+		if userAgreed(t, i, cands) || general || anyPick {
+			if d := confirmation(t, i); d != nil {
+				cands = adoptConfirmation(cands, d, i)
+			}
+		}
+		if !reversal {
+			continue
+		}
+		// A reversal replaces earlier choices on the same subject: earlier
+		// decisions sharing distinctive words with what this message takes
+		// back.
+		for _, c := range cands {
+			if c.msg >= i || c.removed {
+				continue
+			}
+			for _, a := range against {
+				if sharesDistinctive(c.subject, a, t) {
+					c.removed = true
+				}
+			}
+		}
+	}
+	// A later choice from the same option list replaces an earlier one.
+	for j, c := range cands {
+		for _, later := range cands[j+1:] {
+			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
+				c.removed = true
+			}
+		}
+	}
+	// A rejected option is never a decision, unless chosen again later.
+	for _, c := range cands {
+		set := newTokenSet(strings.ToLower(c.Content))
+		for _, r := range rejections {
+			if c.msg <= r.msg && similarity(set, r.set) >= 0.6 {
+				c.removed = true
+			}
+		}
+	}
+	var out []agent.ExtractedDecision
+	var sets []tokenSet
+	for _, c := range cands {
+		if c.removed {
+			continue
+		}
+		set := newTokenSet(strings.ToLower(c.Content))
+		dup := false
+		for k, s := range sets {
+			if similarity(set, s) >= 0.6 {
+				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
+				out[k].Confidence = max(out[k].Confidence, c.Confidence)
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, c.ExtractedDecision)
+			sets = append(sets, set)
+		}
+	}
+	return out
+}
+
+// pickedList returns the index of a picked proposal.
+func pickedList(props []proposal, picked []float64) int {
+	for k := range props {
+		if picked[k] > 0 {
+			return k
+		}
+	}
+	return 0
+}
