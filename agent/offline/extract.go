@@ -392,7 +392,11 @@ var (
 		stops_working slow slower slows hurt* cardinality never_shrinks grows_without skewed deferred
 		the_problem a_problem real_issue the_issue bug refuse_to_start brick* surprise* wrong can't_be_found
 		can't_read lag lags lagging hide graveyard disables
-		nervous afraid otherwise worth_planning_for heads-up bites visible_to`)
+		nervous afraid otherwise worth_planning_for heads-up bites visible_to
+		stutter* crash* half-written stale not_guaranteed isn't_called aren't_called
+		grows_forever time_out times_out overflow* fills_up evicted unpaid
+		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
+		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
@@ -454,7 +458,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				continue // already read as the concern of the sentence before
 			}
 			listed := inRiskSection(s)
-			if isInjection(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower)) {
+			if isInjection(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {

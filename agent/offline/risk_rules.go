@@ -63,3 +63,28 @@ func riskLead(s string) string {
 	}
 	return s
 }
+
+// proposeLeadRE opens a sentence that proposes a fix rather than raising a
+// concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
+var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?)\b`)
+
+// notConcern reports whether s, though it has a risk word, proposes rather
+// than warns: a fix, one of the options on offer, or a user's remark that
+// voices no worry.
+func notConcern(t *transcript, s sentence) bool {
+	lc := strings.ToLower(riskLead(s.plain))
+	if proposeLeadRE.MatchString(lc) {
+		return true
+	}
+	if s.role == agent.RoleUser {
+		return !userConcernRE.MatchString(s.lower)
+	}
+	if s.bullet {
+		for _, p := range t.assistantProposals(s.msg) {
+			if p.item == s.item && (p.option || p.pathy) {
+				return true
+			}
+		}
+	}
+	return false
+}
