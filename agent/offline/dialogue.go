@@ -32,13 +32,15 @@ type proposal struct {
 // Patterns of the dialogue rules. Each matches lower-cased plain text.
 var (
 	// optionsLeadRE introduces a list of alternatives.
-	optionsLeadRE = regexp.MustCompile(`\b(?:options?|ways?|choices?|approach(?:es)?|alternatives?|candidates|pick between|choose between|choices in|either|fixes|realistic|routes|strateg(?:y|ies)|designs?|flavou?rs)\b`)
+	optionsLead = cues(`option* way ways choice* approach* alternative* candidates pick_between choose_between either fixes realistic routes strateg* design designs flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
 	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// numberPickRE finds option numbers and letters in a short clause.
 	numberPickRE = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|(?:^|[\s,(])(\d)(?:[\s,.)!]|$)`)
+	// pickWords name an option without a digit ("option b").
+	pickWords = cues(`option approach choice number`)
 	// pickFillRE is what may surround bare numbers in a clause that picks
 	// options ("1 and 3 too", "2, yes").
 	pickFillRE = regexp.MustCompile(`\b(?:and|yes|yep|too|also|both|then|ok|okay|sure|go|with|plus|the|first|second|one|ones|option|options|for|now|fine|is|are|sounds|good)\b|[\d,.!()&+]`)
@@ -48,14 +50,15 @@ var (
 	recommendCues = cues(`i'd i_would i'll i_will we'll we_can_start i_recommend recommend suggest my_pick the_pragmatic pragmatic_choice is_the_right_call is_the_one the_usual_fix the_usual_trick best_bet go_with start_with`)
 	// softLeadRE opens a sentence that proposes without a cue word.
 	softLeadRE = regexp.MustCompile(`^(?:then|so|cleaner|simplest|fix)\b`)
-	// factRE is a statement of how things are rather than what to do:
-	// "X is Y", "that means …", "the backend has to …".
-	factRE = regexp.MustCompile(`^(?:[\w.'/-]+\s+){0,6}?(?:is|are|was|were|has|have|had|can|gets|means|costs|takes|comes|usually|already|only)\b|\bthat means\b|^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
-	// evaluationRE marks a user's verdict that makes a statement a choice.
-	evaluationRE = regexp.MustCompile(`\b(?:fine|ok|okay|good|enough|right|better|acceptable|it is|the way|stays|stay|wins)\b`)
-	// notDecisionRE marks a proposal that only talks about text being data.
-	notDecisionRE = regexp.MustCompile(`\b(?:not acting on|ignoring it|i'm ignoring|not an instruction|isn't an instruction)\b`)
-)
+	// factVerbs make a statement of how things are when they come among
+	// its first words: "X is Y", "the backend has to …".
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only`)
+	// factLeadRE opens a statement of how things are.
+	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
+	// evaluation marks a user's verdict that makes a statement a choice.
+	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
+	// notDecision marks a proposal that only talks about text being data.
+	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction`))
 
 // assistantProposals returns the proposals of assistant message j, cached.
 func (t *transcript) assistantProposals(j int) []proposal {
@@ -78,11 +81,12 @@ func (t *transcript) assistantProposals(j int) []proposal {
 func parseProposals(t *transcript, j int) []proposal {
 	ss := t.sents[j]
 	var out []proposal
-	lead := "" // the prose sentence before the current list
-	optionList := false
+	lead := ""          // the prose sentence before the current list
+	optionList := false // the current list offers alternatives
+	offers := false     // the message has introduced alternatives
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
-		if isInjection(s.lower) || notDecisionRE.MatchString(s.lower) {
+		if isInjection(s.lower) || notDecision.match(s.lower) {
 			continue
 		}
 		if !s.bullet {
@@ -91,6 +95,7 @@ func parseProposals(t *transcript, j int) []proposal {
 				lead = s.section
 			}
 			optionList = false
+			offers = offers || optionsLead.match(lead)
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
@@ -106,9 +111,10 @@ func parseProposals(t *transcript, j int) []proposal {
 			continue
 		}
 		if k == 0 || !ss[k-1].bullet {
-			optionList = optionsLeadRE.MatchString(lead) || strings.Contains(s.section, "option")
+			optionList = optionsLead.match(lead) || strings.Contains(s.section, "option") ||
+				offers && k > 0 && ss[k-1].heading
 		}
-		if recapRE.MatchString(s.section) || riskSectionRE.MatchString(s.section) {
+		if s.section != "" && (recapRE.MatchString(s.section) || riskSectionRE.MatchString(s.section)) {
 			continue
 		}
 		// An item runs over its sentences; its first says what it is.
@@ -195,14 +201,38 @@ func actionable(text string) bool {
 	if imperRE.MatchString(lc) {
 		return true
 	}
-	return !factRE.MatchString(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+	return !isStatement(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+}
+
+// isStatement reports whether lower-cased text states how things are
+// rather than what to do: a verb like "is" or "has" among its first seven
+// words (before any comma), "that means", or a lead like "there's".
+func isStatement(lc string) bool {
+	if factLeadRE.MatchString(lc) || strings.Contains(lc, "that means") {
+		return true
+	}
+	n := 0
+	for w := range strings.FieldsSeq(lc) {
+		if n == 7 {
+			break
+		}
+		n++
+		bare := strings.TrimRight(w, ",;:.")
+		if factVerbs[bare] {
+			return true
+		}
+		if len(bare) < len(w) {
+			break
+		}
+	}
+	return false
 }
 
 // isFact reports whether a user's clause only states how things are
 // ("acme-7 is enterprise"), with no verdict that would make it a choice.
 func isFact(lc string) bool {
 	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
-	return factRE.MatchString(body) && !evaluationRE.MatchString(body) && !imperRE.MatchString(body) ||
+	return isStatement(body) && !evaluation.match(body) && !imperRE.MatchString(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked")
 }
 
@@ -222,7 +252,7 @@ func optionPicks(lc string, props []proposal) []string {
 			has[p.label] = true
 		}
 	}
-	if len(has) == 0 {
+	if len(has) == 0 || !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil
 	}
 	var out []string
@@ -276,7 +306,7 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 		}
 		n := 0
 		for w := range p.title {
-			if _, ok := want[w]; !ok || len(w) < 3 {
+			if len(w) < 3 || !echoes(want, w) {
 				continue
 			}
 			// A word every option's name has ("cache") does not pick one.
@@ -297,6 +327,23 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 		}
 	}
 	return best
+}
+
+// echoes reports whether set has word w, alike up to hyphens ("subpaths"
+// for "sub-path") or sharing its first five letters ("virtualize" for
+// "virtualization").
+func echoes(set tokenSet, w string) bool {
+	if _, ok := set[w]; ok {
+		return true
+	}
+	bare := strings.ReplaceAll(w, "-", "")
+	for v := range set {
+		v = strings.ReplaceAll(v, "-", "")
+		if v == bare || len(v) >= 5 && len(bare) >= 5 && v[:5] == bare[:5] {
+			return true
+		}
+	}
+	return false
 }
 
 // isPureAcceptance reports whether a clause says yes and nothing more.
@@ -388,7 +435,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isFact(lc) {
 					continue
 				}
-				if d := decide(t, i, prev, c, lc); d != nil && (len(tokens(strings.ToLower(d.Content))) >= 2 || explicitCues.match(lc) || evaluationRE.MatchString(lc)) {
+				if d := decide(t, i, prev, c, lc); d != nil && (len(tokens(strings.ToLower(d.Content))) >= 2 || explicitCues.match(lc) || evaluation.match(lc)) {
 					cands = append(cands, d)
 				}
 			}
