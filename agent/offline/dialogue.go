@@ -58,7 +58,8 @@ var (
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// notDecision marks a proposal that only talks about text being data.
-	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction`))
+	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction`)
+)
 
 // assistantProposals returns the proposals of assistant message j, cached.
 func (t *transcript) assistantProposals(j int) []proposal {
