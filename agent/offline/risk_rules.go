@@ -2,6 +2,7 @@ package offline
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton/agent"
@@ -87,4 +88,46 @@ func notConcern(t *transcript, s sentence) bool {
 		}
 	}
 	return false
+}
+
+// attachMitigations gives each risk the decision that answers it, if the
+// conversation agreed one: a decision reached no earlier than the message
+// before the risk was raised, sharing at least two content words with it
+// (or one rare enough to name the same thing, like a file or an identifier).
+func attachMitigations(x *agent.Extraction) {
+	if len(x.Decisions) == 0 {
+		return
+	}
+	sets := make([]tokenSet, len(x.Decisions))
+	for i, d := range x.Decisions {
+		sets[i] = newTokenSet(strings.ToLower(d.Content))
+	}
+	for i := range x.Risks {
+		r := &x.Risks[i]
+		if r.Mitigation != "" || len(r.Sources) == 0 {
+			continue
+		}
+		rs := newTokenSet(strings.ToLower(r.Description))
+		raised := slices.Min(r.Sources)
+		best, bestN := -1, 0
+		for k, d := range x.Decisions {
+			if len(d.Sources) == 0 || slices.Max(d.Sources) < raised-1 {
+				continue
+			}
+			n := 0
+			special := false
+			for w := range rs {
+				if _, ok := sets[k][w]; ok {
+					n++
+					special = special || strings.ContainsAny(w, "_./0123456789")
+				}
+			}
+			if (n >= 2 || special) && n > bestN {
+				best, bestN = k, n
+			}
+		}
+		if best >= 0 {
+			r.Mitigation = oneLine(x.Decisions[best].Content)
+		}
+	}
 }
