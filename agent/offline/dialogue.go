@@ -3,6 +3,7 @@ package offline
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/baton-dev/baton/agent"
 )
@@ -39,13 +40,13 @@ var (
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// numberPickRE finds option numbers and letters in a short clause.
 	numberPickRE = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|(?:^|[\s,(])(\d)(?:[\s,.)!]|$)`)
+	// yesLeadRE opens a clause that agrees before it qualifies.
+	yesLeadRE = regexp.MustCompile(`^(?:ok|okay|yes|yep|yeah|sure|fine|good|great|agreed|sounds good|looks good)\b`)
 	// pickWords name an option without a digit ("option b").
 	pickWords = cues(`option approach choice number`)
 	// pickFillRE is what may surround bare numbers in a clause that picks
 	// options ("1 and 3 too", "2, yes").
 	pickFillRE = regexp.MustCompile(`\b(?:and|yes|yep|too|also|both|then|ok|okay|sure|go|with|plus|the|first|second|one|ones|option|options|for|now|fine|is|are|sounds|good)\b|[\d,.!()&+]`)
-	// unitAfterRE follows a number that is a quantity, not an option.
-	unitAfterRE = regexp.MustCompile(`^\s*(?:[a-z%]|\.\d)`)
 	// recommendCues mark a prose recommendation of the assistant.
 	recommendCues = cues(`i'd i_would i'll i_will we'll we_can_start i_recommend recommend suggest my_pick the_pragmatic pragmatic_choice is_the_right_call is_the_one the_usual_fix the_usual_trick best_bet go_with start_with`)
 	// softLeadRE opens a sentence that proposes without a cue word.
@@ -237,13 +238,6 @@ func isFact(lc string) bool {
 		strings.Contains(body, "whether") || strings.Contains(body, "asked")
 }
 
-// userAct is what one user message does to the proposals before it.
-type userAct struct {
-	picks    []int // indexes into the proposals picked
-	general  bool  // a plain yes
-	rejected []tokenSet
-}
-
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
 func optionPicks(lc string, props []proposal) []string {
@@ -279,7 +273,7 @@ func optionPicks(lc string, props []proposal) []string {
 				continue
 			}
 		}
-		if l == "" || !has[l] || unitAfterRE.MatchString(lc[end:]) && loc[2] < 0 {
+		if l == "" || !has[l] || loc[2] < 0 && isQuantity(lc[end:]) {
 			continue
 		}
 		dup := false
@@ -292,6 +286,32 @@ func optionPicks(lc string, props []proposal) []string {
 	}
 	return out
 }
+
+// sharesWord reports whether a and b share a content word of four letters
+// or more that says what a thing is ("sweeper", "redis"), not what is done.
+func sharesWord(a, b tokenSet) bool {
+	for w := range a {
+		if _, ok := b[w]; ok && len(w) >= 4 && !genericWords[w] && !imperRE.MatchString(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// isQuantity reports whether the text after a bare number makes it a
+// quantity ("2 days", "3x") rather than an option's number ("2 and 3").
+func isQuantity(after string) bool {
+	after = strings.TrimLeft(after, " ")
+	if after == "" || !unicode.IsLetter(rune(after[0])) && after[0] != '%' && after[0] != '.' {
+		return false
+	}
+	w, _, _ := strings.Cut(after, " ")
+	w = strings.TrimRight(w, ",.!")
+	return !pickFill[w]
+}
+
+// pickFill are the words that may follow an option's number.
+var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both`)
 
 // echoPick returns the option of props whose name a short clause repeats
 // ("nuke", "dedup table then"), or -1.
@@ -400,15 +420,26 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isQuestion(lc) {
 					continue
 				}
-				if isRejection(lc) {
-					set := newTokenSet(lc)
-					against = append(against, set)
+				// "no Redis" turns down what was offered; "ok, but skip the
+				// sweeper" accepts the rest. A refusal of nothing on offer
+				// after a yes ("ok, no global retries") is a decision.
+				body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+				if isRejection(lc) || body != lc && isRejection(body) {
+					set := newTokenSet(body)
+					hit := false
 					for k, p := range props {
-						if sharesDistinctive(p.title, set, t) || sharesDistinctive(p.set, set, t) && p.option {
+						if sharesWord(p.title, set) || sharesWord(p.set, set) && p.option {
 							turnedDown[k] = true
+							hit = true
 						}
 					}
-					continue
+					if hit && body != lc && yesLeadRE.MatchString(lc) {
+						general = true
+					}
+					if hit || isRejection(lc) {
+						against = append(against, set)
+						continue
+					}
 				}
 				labels := optionPicks(lc, props)
 				for _, l := range labels {

@@ -111,7 +111,7 @@ func attachMitigations(x *agent.Extraction) {
 		raised := slices.Min(r.Sources)
 		best, bestN := -1, 0
 		for k, d := range x.Decisions {
-			if len(d.Sources) == 0 || slices.Max(d.Sources) < raised-1 {
+			if len(d.Sources) == 0 || slices.Max(d.Sources) < raised {
 				continue
 			}
 			n := 0
@@ -122,7 +122,9 @@ func attachMitigations(x *agent.Extraction) {
 					special = special || strings.ContainsAny(w, "_./0123456789")
 				}
 			}
-			if (n >= 2 || special) && n > bestN {
+			// A fix the assistant offered with the concern, then agreed.
+			together := n >= 1 && slices.Contains(d.Sources, raised) && slices.Max(d.Sources) > raised
+			if (n >= 2 || special || together) && n > bestN {
 				best, bestN = k, n
 			}
 		}
