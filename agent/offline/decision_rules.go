@@ -87,7 +87,7 @@ func confirmation(t *transcript, i int) *candidate {
 			return nil
 		}
 		text = decisionText(text)
-		if !actionable(text) {
+		if !actionable(text) || len(tokens(strings.ToLower(text))) < 3 {
 			return nil
 		}
 		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}

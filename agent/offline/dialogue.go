@@ -33,7 +33,7 @@ type proposal struct {
 // Patterns of the dialogue rules. Each matches lower-cased plain text.
 var (
 	// optionsLeadRE introduces a list of alternatives.
-	optionsLead = cues(`option* way ways choice* approach* alternative* candidates pick_between choose_between either fixes realistic routes strateg* design designs flavor* flavour*`)
+	optionsLead = cues(`option* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
 	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
@@ -42,6 +42,11 @@ var (
 	numberPickRE = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|(?:^|[\s,(])(\d)(?:[\s,.)!]|$)`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
 	yesLeadRE = regexp.MustCompile(`^(?:ok|okay|yes|yep|yeah|sure|fine|good|great|agreed|sounds good|looks good)\b`)
+	// yesCues are the words of a short clause that accepts what it names.
+	yesCues = cues(`yes yep yeah ok okay fine good great sure agreed perfect`)
+	// strongShortRE lets a decision of one or two words stand: "let's go
+	// with HS256", "in-process is fine", "Nuke it is".
+	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
 	// pickWords name an option without a digit ("option b").
 	pickWords = cues(`option approach choice number`)
 	// pickFillRE is what may surround bare numbers in a clause that picks
@@ -298,6 +303,50 @@ func sharesWord(a, b tokenSet) bool {
 	return false
 }
 
+// echoItem returns the plan item of props (not an option) whose opening
+// words a short clause repeats, or -1 when none or several do.
+func echoItem(lc string, props []proposal) int {
+	want := newTokenSet(lc)
+	best, bestN, tie := -1, 0, false
+	for k, p := range props {
+		if p.option || p.item < 0 {
+			continue
+		}
+		n := 0
+		for w := range p.title {
+			if len(w) >= 3 && !genericWords[w] && echoes(want, w) {
+				n++
+			}
+		}
+		switch {
+		case n > bestN:
+			best, bestN, tie = k, n, false
+		case n == bestN && n > 0:
+			tie = true
+		}
+	}
+	if tie {
+		return -1
+	}
+	return best
+}
+
+// enoughSaid reports whether a decision the user worded says enough to
+// stand: three content words, two after a verb or a "no" ("use server
+// versions", "no global retries"), or one in a clear choice ("let's go with
+// HS256", "in-process is fine").
+func enoughSaid(content, lc string) bool {
+	n := len(tokens(strings.ToLower(content)))
+	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	switch {
+	case n >= 3:
+		return true
+	case n == 2 && (imperRE.MatchString(body) || strings.HasPrefix(body, "no ")):
+		return true
+	}
+	return n >= 1 && strongShortRE.MatchString(lc)
+}
+
 // isQuantity reports whether the text after a bare number makes it a
 // quantity ("2 days", "3x") rather than an option's number ("2 and 3").
 func isQuantity(after string) bool {
@@ -347,6 +396,10 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 			best, bestN = k, n
 		}
 	}
+	// In a longer clause one shared word is chance, not an echo.
+	if bestN*3 < len(want) {
+		return -1
+	}
 	return best
 }
 
@@ -365,6 +418,45 @@ func echoes(set tokenSet, w string) bool {
 		}
 	}
 	return false
+}
+
+// earlierPick returns the option of an earlier assistant message (one of
+// the three before prev) that a short clause picks by number or name, as a
+// candidate that replaces other picks from the same list; nil if none.
+func earlierPick(t *transcript, i, prev int, lc string) *candidate {
+	if words(lc) > 8 {
+		return nil
+	}
+	seen := 0
+	for j := prev - 1; j >= 0 && seen < 3; j-- {
+		if t.msgs[j].Role != agent.RoleAssistant {
+			continue
+		}
+		seen++
+		props := t.assistantProposals(j)
+		k := -1
+		if labels := optionPicks(lc, props); len(labels) > 0 && (strings.Contains(lc, "option") || strings.Contains(lc, "approach")) {
+			for n, p := range props {
+				if p.label == labels[0] && p.option {
+					k = n
+					break
+				}
+			}
+		}
+		if k < 0 {
+			k = echoPick(t, lc, props)
+		}
+		if k < 0 {
+			continue
+		}
+		p := props[k]
+		d := &candidate{msg: i, group: j, subject: p.set}
+		d.Content = p.text
+		d.Confidence = 0.75
+		d.Sources = []int{j, i}
+		return d
+	}
+	return nil
 }
 
 // isPureAcceptance reports whether a clause says yes and nothing more.
@@ -451,9 +543,19 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					}
 				}
 				echoed := false
+				if len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {
+					// "lazy load yes": one item of the plan, accepted by name.
+					if k := echoItem(lc, props); k >= 0 {
+						picked[k] = max(picked[k], 0.75)
+						continue
+					}
+				}
 				if len(labels) == 0 {
 					if k := echoPick(t, lc, props); k >= 0 {
 						picked[k] = max(picked[k], 0.8)
+						echoed = true
+					} else if d := earlierPick(t, i, prev, lc); d != nil {
+						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
 					}
 				}
@@ -467,7 +569,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isFact(lc) {
 					continue
 				}
-				if d := decide(t, i, prev, c, lc); d != nil && (len(tokens(strings.ToLower(d.Content))) >= 2 || explicitCues.match(lc) || evaluation.match(lc)) {
+				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) {
 					cands = append(cands, d)
 				}
 			}

@@ -111,14 +111,14 @@ var (
 	injectionHint = cues(`instruction* approved ai prompt*`)
 	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
 	hedgeLeadRE   = regexp.MustCompile(`^(maybe|not sure|perhaps|i wonder|wondering)\b`)
-	rejectRE      = regexp.MustCompile(`^(no|nope|not|never|without|skip|later)\b`)
+	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
-	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this`)
+	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
 	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b`)
 	explicitCues  = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues   = cues(`fine is_good good ok works stay stays keep sure perfect great`)
 	imperRE       = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
-	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore`)
+	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
 	optionRefRE   = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
 	proposalRE    = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues  = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
@@ -374,7 +374,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 // transcript (said in at most a third of its messages).
 func sharesDistinctive(a, b tokenSet, t *transcript) bool {
 	for w := range a {
-		if _, ok := b[w]; !ok || len(w) < 3 {
+		if len(w) < 3 || !echoes(b, w) {
 			continue
 		}
 		if t.docFreq(w)*3 <= len(t.msgs)+2 {
