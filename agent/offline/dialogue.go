@@ -2,6 +2,7 @@ package offline
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -20,14 +21,46 @@ import (
 
 // proposal is something an assistant message put forward.
 type proposal struct {
-	msg    int    // the assistant message
-	item   int    // its list item, -1 for a prose recommendation
-	label  string // "1", "b": the label of a numbered or lettered item
-	text   string // the proposal as a decision
-	set    tokenSet
+	msg    int      // the assistant message
+	item   int      // its list item, -1 for a prose recommendation
+	label  string   // "1", "b": the label of a numbered or lettered item
+	set    tokenSet // the words of what it says
 	title  tokenSet // the words of its name ("Dedup table"), for echoes
 	option bool     // one of several alternatives, accepted only when picked
 	pathy  bool     // an item about a file ("`a.go`: new, holds X")
+
+	// name and body are the item's name ("Dedup table") and what it says
+	// about it; a prose recommendation has only a body.
+	name, body string
+	text       string // the proposal as a decision, once made; "" if it is none
+	made       bool
+}
+
+// decision returns the proposal said as a decision, or "" when what it
+// says is no decision (a fact, a concern, too few words). It is worked out
+// on first use: most proposals are never accepted.
+func (p *proposal) decision() string {
+	if p.made {
+		return p.text
+	}
+	p.made = true
+	var text string
+	switch {
+	case p.name == "":
+		text = decisionText(p.body)
+	case p.pathy:
+		text = decisionText(p.body)
+	case p.body != "":
+		text = p.name + ": " + decisionText(p.body)
+	default:
+		text = p.name
+	}
+	verb := strings.TrimPrefix(text, p.name+": ")
+	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(verb) {
+		return ""
+	}
+	p.text = tidy(firstWords(text, 28))
+	return p.text
 }
 
 // Patterns of the dialogue rules. Each matches lower-cased plain text.
@@ -38,8 +71,6 @@ var (
 	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
-	// numberPickRE finds option numbers and letters in a short clause.
-	numberPickRE = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|(?:^|[\s,(])(\d)(?:[\s,.)!]|$)`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
 	yesLeadRE = regexp.MustCompile(`^(?:ok|okay|yes|yep|yeah|sure|fine|good|great|agreed|sounds good|looks good)\b`)
 	// yesCues are the words of a short clause that accepts what it names.
@@ -49,9 +80,6 @@ var (
 	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
 	// pickWords name an option without a digit ("option b").
 	pickWords = cues(`option approach choice number`)
-	// pickFillRE is what may surround bare numbers in a clause that picks
-	// options ("1 and 3 too", "2, yes").
-	pickFillRE = regexp.MustCompile(`\b(?:and|yes|yep|too|also|both|then|ok|okay|sure|go|with|plus|the|first|second|one|ones|option|options|for|now|fine|is|are|sounds|good)\b|[\d,.!()&+]`)
 	// recommendCues mark a prose recommendation of the assistant.
 	recommendCues = cues(`i'd i_would i'll i_will we'll we_can_start i_recommend recommend suggest my_pick the_pragmatic pragmatic_choice is_the_right_call is_the_one the_usual_fix the_usual_trick best_bet go_with start_with`)
 	// softLeadRE opens a sentence that proposes without a cue word.
@@ -107,10 +135,7 @@ func parseProposals(t *transcript, j int) []proposal {
 				continue
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 {
-				text := decisionText(s.plain)
-				if len(tokens(strings.ToLower(text))) >= 2 && actionable(text) {
-					out = append(out, newProposal(j, -1, "", text, nil, false))
-				}
+				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: newTokenSet(s.lower)})
 			}
 			continue
 		}
@@ -133,34 +158,18 @@ func parseProposals(t *transcript, j int) []proposal {
 		if isQuestion(strings.ToLower(first)) {
 			continue
 		}
-		text := rest
-		pathy := looksLikeFile(strings.Trim(title, "` "))
-		switch {
-		case pathy:
-			text = decisionText(rest)
-		case title != "" && rest != "":
-			text = title + ": " + decisionText(rest)
-		case title != "":
-			text = title
-		default:
-			text = decisionText(first)
+		p := proposal{msg: j, item: s.item, label: s.label, option: optionList, name: title, body: rest,
+			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
+		if p.name == "" {
+			p.body = first
 		}
-		if len(tokens(strings.ToLower(text))) < 2 || !optionList && !actionable(strings.TrimPrefix(text, title+": ")) {
-			continue
+		p.title = newTokenSet(strings.ToLower(title))
+		if p.pathy || len(p.title) == 0 {
+			p.title = newTokenSet(strings.ToLower(firstWords(first, 6)))
 		}
-		ts := newTokenSet(strings.ToLower(title))
-		if pathy || len(ts) == 0 {
-			ts = newTokenSet(strings.ToLower(firstWords(first, 6)))
-		}
-		out = append(out, newProposal(j, s.item, s.label, text, ts, optionList))
-		out[len(out)-1].pathy = pathy
+		out = append(out, p)
 	}
 	return out
-}
-
-func newProposal(j, item int, label, text string, title tokenSet, option bool) proposal {
-	text = tidy(firstWords(text, 28))
-	return proposal{msg: j, item: item, label: label, text: text, set: newTokenSet(strings.ToLower(text)), title: title, option: option}
 }
 
 // boldTitleRE is a list item that opens with its name in bold.
@@ -245,6 +254,8 @@ func isFact(lc string) bool {
 
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
+// A number counts after "option" or "approach", or when the clause is
+// little else; a number followed by a unit is a quantity ("2 days").
 func optionPicks(lc string, props []proposal) []string {
 	has := map[string]bool{}
 	for _, p := range props {
@@ -255,37 +266,35 @@ func optionPicks(lc string, props []proposal) []string {
 	if len(has) == 0 || !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil
 	}
+	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '!' || r == '&' || r == '+' })
+	bare := true // only labels and filler words
+	for _, w := range ws {
+		w = strings.Trim(w, ".()#:")
+		if w != "" && !pickFill[w] && !pickWords.match(w) && !has[w] {
+			bare = false
+			break
+		}
+	}
 	var out []string
-	if g := optionRefRE.FindStringSubmatch(lc); g != nil {
-		if l := g[1] + g[2] + g[3] + g[4]; has[l] {
-			out = append(out, l)
-		}
-	}
-	// Bare numbers count only when the clause is little else.
-	bare := strings.TrimSpace(pickFillRE.ReplaceAllString(lc, " "))
-	if words(bare) > 1 && len(out) > 0 {
-		return out
-	}
-	for _, loc := range numberPickRE.FindAllStringSubmatchIndex(lc, -1) {
-		l := ""
-		end := loc[1]
-		if loc[2] >= 0 {
-			l = lc[loc[2]:loc[3]]
-		} else if loc[4] >= 0 {
-			l = lc[loc[4]:loc[5]]
-			end = loc[5]
-			if words(bare) > 1 {
-				continue
-			}
-		}
-		if l == "" || !has[l] || loc[2] < 0 && isQuantity(lc[end:]) {
+	for k, w := range ws {
+		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#")
+		l := strings.Trim(w, ".()#:")
+		if !has[l] || len(l) != 1 {
 			continue
 		}
-		dup := false
-		for _, o := range out {
-			dup = dup || o == l
+		letter := l[0] >= 'a' && l[0] <= 'h'
+		paren := strings.HasPrefix(w, "(") && strings.HasSuffix(strings.TrimRight(w, ".:"), ")")
+		switch {
+		case named:
+		case letter && paren:
+		case !letter && bare:
+		default:
+			continue
 		}
-		if !dup {
+		if k+1 < len(ws) && !named && isQuantity(ws[k+1]) {
+			continue
+		}
+		if !slices.Contains(out, l) {
 			out = append(out, l)
 		}
 	}
@@ -449,9 +458,13 @@ func earlierPick(t *transcript, i, prev int, lc string) *candidate {
 		if k < 0 {
 			continue
 		}
-		p := props[k]
+		p := &props[k]
+		text := p.decision()
+		if text == "" {
+			return nil
+		}
 		d := &candidate{msg: i, group: j, subject: p.set}
-		d.Content = p.text
+		d.Content = text
 		d.Confidence = 0.75
 		d.Sources = []int{j, i}
 		return d
@@ -593,11 +606,15 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			if conf == 0 {
 				continue
 			}
+			text := props[k].decision()
+			if text == "" {
+				continue
+			}
 			d := &candidate{msg: i, group: -1, subject: p.set}
 			if p.option {
 				d.group = prev
 			}
-			d.Content = p.text
+			d.Content = text
 			d.Confidence = conf
 			d.Sources = []int{prev, i}
 			cands = append(cands, d)

@@ -127,6 +127,10 @@ var (
 	trailRE       = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
 
+// terseWords is how many content words an answer has at most to count as
+// terse: the assistant's sentence it accepts says it in full.
+const terseWords = 7
+
 // isQuestion reports whether lower-cased text asks rather than states: it
 // ends with a question mark or opens with a hedge ("maybe", "not sure").
 func isQuestion(lower string) bool {
@@ -252,7 +256,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d.Content = tidy(content)
 	d.Confidence = conf
-	if n < 5 && prev >= 0 {
+	if n < terseWords && prev >= 0 {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
 		want := newTokenSet(strings.ToLower(content))
@@ -374,10 +378,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 // transcript (said in at most a third of its messages).
 func sharesDistinctive(a, b tokenSet, t *transcript) bool {
 	for w := range a {
-		if len(w) < 3 || !echoes(b, w) {
-			continue
-		}
-		if t.docFreq(w)*3 <= len(t.msgs)+2 {
+		if len(w) >= 3 && t.docFreq(w)*3 <= len(t.msgs)+2 && echoes(b, w) {
 			return true
 		}
 	}
@@ -407,39 +408,66 @@ var (
 	riskLeadRE = regexp.MustCompile(`(?i)^((i'm|i am|we're|we are) (a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
 )
 
-// cueList is a list of phrases matched at word boundaries; a phrase ending
-// in "*" also matches longer words ("leak*" matches "leaks"). It is much
-// faster than one regular expression with the same alternatives.
-type cueList []string
+// cueList is a set of phrases matched at word boundaries; a phrase ending
+// in "*" also matches longer words ("leak*" matches "leaks"). Phrases are
+// indexed by their first two bytes, so that matching reads the text once,
+// trying at each word only the phrases that can start there.
+type cueList struct {
+	byStart map[string][]cue
+	short   []cue // phrases of one byte
+}
+
+// cue is one phrase of a cueList.
+type cue struct {
+	text   string
+	prefix bool // matches longer words too
+}
 
 // cues makes a cueList from space-separated phrases, "_" standing for a space.
 func cues(s string) cueList {
-	var out cueList
+	c := cueList{byStart: map[string][]cue{}}
 	for p := range strings.FieldsSeq(s) {
-		out = append(out, strings.ReplaceAll(p, "_", " "))
+		p = strings.ReplaceAll(p, "_", " ")
+		k := cue{text: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")}
+		if len(k.text) < 2 {
+			c.short = append(c.short, k)
+			continue
+		}
+		c.byStart[k.text[:2]] = append(c.byStart[k.text[:2]], k)
 	}
-	return out
+	return c
 }
 
 // match reports whether lower-cased text holds one of the phrases.
 func (c cueList) match(lower string) bool {
-	for _, p := range c {
-		prefix := strings.HasSuffix(p, "*")
-		w := strings.TrimSuffix(p, "*")
-		for off := 0; off < len(lower); {
-			i := strings.Index(lower[off:], w)
-			if i < 0 {
-				break
+	for i := 0; i < len(lower); i++ {
+		if i > 0 && isWordByte(lower[i-1]) {
+			continue // not the start of a word
+		}
+		if i+1 < len(lower) {
+			for _, k := range c.byStart[lower[i:i+2]] {
+				if c.at(lower, i, k) {
+					return true
+				}
 			}
-			i += off
-			end := i + len(w)
-			if (i == 0 || !isWordByte(lower[i-1])) && (prefix || end == len(lower) || !isWordByte(lower[end])) {
+		}
+		for _, k := range c.short {
+			if c.at(lower, i, k) {
 				return true
 			}
-			off = i + 1
 		}
 	}
 	return false
+}
+
+// at reports whether phrase k occurs in lower at i, ending at a word
+// boundary unless it is a prefix.
+func (cueList) at(lower string, i int, k cue) bool {
+	if !strings.HasPrefix(lower[i:], k.text) {
+		return false
+	}
+	end := i + len(k.text)
+	return k.prefix || end == len(lower) || !isWordByte(lower[end])
 }
 
 // isWordByte reports whether b is part of a word.
@@ -589,3 +617,5 @@ func plural(n int, thing string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
 }
+
+
