@@ -86,7 +86,7 @@ func confirmation(t *transcript, i int) *candidate {
 		if lt := strings.ToLower(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
 			return nil
 		}
-		text = decisionText(text)
+		text = mainStatement(text)
 		if !actionable(text) || len(tokens(strings.ToLower(text))) < 3 {
 			return nil
 		}

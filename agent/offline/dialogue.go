@@ -204,7 +204,12 @@ func itemTitle(raw, plain string) (string, string) {
 // decisionText turns a sentence into what it proposes: no acknowledgement,
 // "I'd", label or parenthetical, cut to its main clause.
 func decisionText(s string) string {
-	s = statement(s)
+	return mainStatement(statement(s))
+}
+
+// mainStatement cuts what statement returned to its main clause, without
+// a leading "Then" or "So".
+func mainStatement(s string) string {
 	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "Then "), "then "))
 	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "So "), "so "))
 	return mainClause(s)
@@ -419,9 +424,14 @@ func echoes(set tokenSet, w string) bool {
 	if _, ok := set[w]; ok {
 		return true
 	}
-	bare := strings.ReplaceAll(w, "-", "")
+	bare := w
+	if strings.Contains(w, "-") {
+		bare = strings.ReplaceAll(w, "-", "")
+	}
 	for v := range set {
-		v = strings.ReplaceAll(v, "-", "")
+		if strings.Contains(v, "-") {
+			v = strings.ReplaceAll(v, "-", "")
+		}
 		if v == bare || len(v) >= 5 && len(bare) >= 5 && v[:5] == bare[:5] {
 			return true
 		}
@@ -431,10 +441,16 @@ func echoes(set tokenSet, w string) bool {
 
 // earlierPick returns the option of an earlier assistant message (one of
 // the three before prev) that a short clause picks by number or name, as a
-// candidate that replaces other picks from the same list; nil if none.
-func earlierPick(t *transcript, i, prev int, lc string) *candidate {
+// candidate that replaces other picks from the same list; nil if none, or
+// if props, the proposals of prev, offer options of their own.
+func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
 	if words(lc) > 8 {
 		return nil
+	}
+	for _, p := range props {
+		if p.option {
+			return nil // prev offers its own options: a pick is from those
+		}
 	}
 	seen := 0
 	for j := prev - 1; j >= 0 && seen < 3; j-- {
@@ -567,7 +583,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					if k := echoPick(t, lc, props); k >= 0 {
 						picked[k] = max(picked[k], 0.8)
 						echoed = true
-					} else if d := earlierPick(t, i, prev, lc); d != nil {
+					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
 					}

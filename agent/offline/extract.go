@@ -45,7 +45,9 @@ type transcript struct {
 	msgs  []agent.TranscriptMessage
 	sents [][]sentence // per message
 	all   []sentence
-	df    map[string]int // in how many messages each word occurs
+	df    map[string]int // in how many messages each word occurs, as counted
+	// lowerMsgs are the messages lower-cased, for docFreq.
+	lowerMsgs []string
 	// proposals caches proposal per assistant message; nil: none.
 	proposals map[int]*sentence
 	// props caches assistantProposals per message.
@@ -70,17 +72,36 @@ func newTranscript(msgs []agent.TranscriptMessage) *transcript {
 	return t
 }
 
-// docFreq returns in how many messages word w occurs, counting on first use.
+// docFreq returns in how many messages word w occurs: as a word or the
+// start of one, since w is stemmed ("sweep" occurs in "sweeping"). Counts
+// are kept per word on first use.
 func (t *transcript) docFreq(w string) int {
+	if n, ok := t.df[w]; ok {
+		return n
+	}
 	if t.df == nil {
 		t.df = map[string]int{}
-		for _, m := range t.msgs {
-			for v := range newTokenSet(strings.ToLower(m.Content)) {
-				t.df[v]++
-			}
+		t.lowerMsgs = make([]string, len(t.msgs))
+		for i, m := range t.msgs {
+			t.lowerMsgs[i] = strings.ToLower(m.Content)
 		}
 	}
-	return t.df[w]
+	n := 0
+	for _, m := range t.lowerMsgs {
+		for off := 0; ; {
+			k := strings.Index(m[off:], w)
+			if k < 0 {
+				break
+			}
+			if at := off + k; at == 0 || !isWordByte(m[at-1]) {
+				n++
+				break
+			}
+			off += k + 1
+		}
+	}
+	t.df[w] = n
+	return n
 }
 
 // extract runs every rule over msgs.
@@ -617,5 +638,3 @@ func plural(n int, thing string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
 }
-
-
