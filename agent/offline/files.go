@@ -65,7 +65,11 @@ func findFiles(sents []sentence) []fileMention {
 			continue
 		}
 		change, changeKnown := false, false
-		for _, clause := range clauseRE.Split(s.raw, -1) {
+		clauses := []string{s.raw}
+		if strings.ContainsAny(s.raw, ";—–") || strings.Contains(s.raw, ", but") {
+			clauses = clauseRE.Split(s.raw, -1)
+		}
+		for _, clause := range clauses {
 			neg, negKnown := false, false
 			for _, cand := range fileCutRE.Split(clause, -1) {
 				if i := strings.Index(cand, "::"); i > 0 {
