@@ -444,7 +444,7 @@ func echoes(set tokenSet, w string) bool {
 // candidate that replaces other picks from the same list; nil if none, or
 // if props, the proposals of prev, offer options of their own.
 func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
-	if words(lc) > 8 {
+	if words(lc) > 3 {
 		return nil
 	}
 	for _, p := range props {

@@ -462,8 +462,8 @@ func cues(s string) cueList {
 // match reports whether lower-cased text holds one of the phrases.
 func (c cueList) match(lower string) bool {
 	for i := 0; i < len(lower); i++ {
-		if i > 0 && isWordByte(lower[i-1]) {
-			continue // not the start of a word
+		if i > 0 && (isWordByte(lower[i-1]) || lower[i-1] == '-') {
+			continue // not the start of a word ("tuned" in "fine-tuned")
 		}
 		if i+1 < len(lower) {
 			for _, k := range c.byStart[lower[i:i+2]] {
@@ -488,7 +488,7 @@ func (cueList) at(lower string, i int, k cue) bool {
 		return false
 	}
 	end := i + len(k.text)
-	return k.prefix || end == len(lower) || !isWordByte(lower[end])
+	return k.prefix || end == len(lower) || !isWordByte(lower[end]) && lower[end] != '-'
 }
 
 // isWordByte reports whether b is part of a word.
