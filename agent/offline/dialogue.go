@@ -172,6 +172,9 @@ func parseProposals(t *transcript, j int) []proposal {
 	return out
 }
 
+// pathLeadRE is a list item that opens with a path and a colon.
+var pathLeadRE = regexp.MustCompile("^`?[\\w./@-]+`?:\\s+")
+
 // boldTitleRE is a list item that opens with its name in bold.
 var boldTitleRE = regexp.MustCompile(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
 
@@ -184,6 +187,9 @@ func itemTitle(raw, plain string) (string, string) {
 		rest := strings.TrimSpace(strings.TrimPrefix(plain, title))
 		rest = strings.TrimLeft(rest, ":.—–- ")
 		return title, rest
+	}
+	if m := pathLeadRE.FindString(plain); m != "" && looksLikeFile(strings.Trim(strings.TrimSpace(m), "`:")) {
+		return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
 	}
 	lc := strings.ToLower(plain)
 	if m := labelLeadRE.FindString(lc); m != "" {

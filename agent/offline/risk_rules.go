@@ -20,10 +20,10 @@ var (
 	// concernWords gate concernLeadRE, which is slow to fail.
 	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up`)
 	// mitigationHint gates mitigationRE.
-	mitigationHint = cues(`avoids prevents fixes keeps fine problem if`)
+	mitigationHint = cues(`avoids prevents fixes keeps fine problem if stops protects`)
 	// mitigationRE marks a sentence that removes a concern rather than
 	// raising one.
-	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b`)
+	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b|^if\b.*\b(?:we|you) (?:can|could)\b|\b(?:stops|protects)\b.*\bfrom\b`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
 	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if)\b`)
