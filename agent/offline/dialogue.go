@@ -65,7 +65,7 @@ func (p *proposal) decision() string {
 
 // Patterns of the dialogue rules. Each matches lower-cased plain text.
 var (
-	// optionsLeadRE introduces a list of alternatives.
+	// optionsLead introduces a list of alternatives.
 	optionsLead = cues(`option* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
 	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)

@@ -17,10 +17,10 @@ import (
 // chunkWords is how many words each streamed delta carries.
 const chunkWords = 4
 
-// Stream replies to req as a brainstorm partner. The reply is a markdown
-// digest of the conversation so far (what sounds decided, files mentioned,
-// open risks and questions) ending with a question that moves it on; it is
-// the same for the same request. It is streamed in deltas of a few words;
+// Stream replies to req as a brainstorm partner. The reply (see digest)
+// answers the latest message: what it added, one question that moves the
+// brainstorm on and was not asked before in the thread, and a one-line count
+// of everything so far; it is the same for the same request. It is streamed in deltas of a few words;
 // ctx is checked between deltas, and when it is cancelled Stream returns the
 // reply so far together with ctx's error. When req.Schema is set the reply is
 // the extraction JSON instead. A request of the plan agent (see
