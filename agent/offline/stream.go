@@ -168,7 +168,7 @@ func digest(msgs []agent.TranscriptMessage) string {
 			fmt.Fprintf(&b, "- %s\n", h)
 		}
 	}
-	fmt.Fprintf(&b, "\n**Next:** %s\n", nextQuestion(t, x, askedBefore(window)))
+	fmt.Fprintf(&b, "\n%s%s\n", nextPrefix, nextQuestion(t, x, askedBefore(msgs)))
 	fmt.Fprintf(&b, "\nSo far: %s, %s, %s, picked out by simple rules; correct me where they're wrong.\n", plural(len(x.Decisions), "decision"), plural(len(x.FilesReferenced), "file"), plural(len(x.Risks), "risk"))
 	return b.String()
 }
