@@ -384,7 +384,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 	var best sentence
 	bestN := 0
 	for _, s := range t.sents[j] {
-		if isQuestion(s.lower) || words(s.plain) < 4 {
+		if isQuestion(s.lower) || words(s.plain) < 4 || hedgeRE.MatchString(s.lower) {
 			continue
 		}
 		n := looseOverlap(want, newTokenSet(s.lower))
