@@ -213,13 +213,20 @@ func decisionText(s string) string {
 	return mainStatement(statement(s))
 }
 
-// mainStatement cuts what statement returned to its main clause, without
-// a leading "Then" or "So".
+// mainStatement cuts what statement returned to its main clause when it is
+// long, without a leading "Then" or "So".
 func mainStatement(s string) string {
 	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "Then "), "then "))
 	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "So "), "so "))
+	if words(s) <= keepWhole {
+		return s
+	}
 	return mainClause(s)
 }
+
+// keepWhole is how many words a proposal may have and still be kept whole:
+// its asides ("because existing rows need …") usually say what was agreed.
+const keepWhole = 20
 
 // actionable reports whether a proposal's text says what to do rather than
 // how things are or what could go wrong.
