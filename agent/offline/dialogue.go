@@ -175,6 +175,10 @@ func parseProposals(t *transcript, j int) []proposal {
 // pathLeadRE is a list item that opens with a path and a colon.
 var pathLeadRE = regexp.MustCompile("^`?[\\w./@-]+`?:\\s+")
 
+// leadParenRE is a parenthetical right after an item's name
+// ("**Entry points** (`importlib.metadata`): …").
+var leadParenRE = regexp.MustCompile(`^\([^()]{0,60}\)`)
+
 // boldTitleRE is a list item that opens with its name in bold.
 var boldTitleRE = regexp.MustCompile(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
 
@@ -186,6 +190,9 @@ func itemTitle(raw, plain string) (string, string) {
 		title = strings.TrimRight(title, ":.")
 		rest := strings.TrimSpace(strings.TrimPrefix(plain, title))
 		rest = strings.TrimLeft(rest, ":.—–- ")
+		if m := leadParenRE.FindString(rest); m != "" {
+			rest = strings.TrimLeft(rest[len(m):], ":.—–-, ")
+		}
 		return title, rest
 	}
 	if m := pathLeadRE.FindString(plain); m != "" && looksLikeFile(strings.Trim(strings.TrimSpace(m), "`:")) {
