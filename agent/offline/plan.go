@@ -282,7 +282,7 @@ func (pl *offlinePlan) markdown() string {
 			for _, j := range pl.files[i] {
 				f := hc.FilesReferenced[j]
 				fmt.Fprintf(&b, "  - %s %s (%s)", fileVerb(content, f), codeSpan(f.Path), f.Relevance)
-				if c := oneLine(f.Context); c != "" {
+				if c := withoutPathLead(oneLine(f.Context), f.Path); c != "" {
 					b.WriteString(": " + c)
 				}
 				b.WriteString("\n")

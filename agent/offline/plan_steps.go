@@ -244,3 +244,14 @@ func doneWhen(decision string) string {
 	}
 	return fmt.Sprintf("a test exercises “%s” and fails without the change", short)
 }
+
+// withoutPathLead drops a leading "path:" or "name.go:" from a file's
+// context, which the step already names.
+func withoutPathLead(context, filePath string) string {
+	for _, lead := range []string{filePath + ":", path.Base(filePath) + ":"} {
+		if rest, ok := strings.CutPrefix(context, lead); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return context
+}

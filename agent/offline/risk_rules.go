@@ -124,8 +124,12 @@ func attachMitigations(x *agent.Extraction) {
 			}
 			// A fix the assistant offered with the concern, then agreed.
 			together := n >= 1 && slices.Contains(d.Sources, raised) && slices.Max(d.Sources) > raised
-			if (n >= 2 || special || together) && n > bestN {
-				best, bestN = k, n
+			score := n
+			if together {
+				score += 2 // offered with the concern: the fix for it
+			}
+			if (n >= 2 || special || together) && score > bestN {
+				best, bestN = k, score
 			}
 		}
 		if best >= 0 {
