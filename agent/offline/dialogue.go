@@ -78,6 +78,13 @@ var (
 	// strongShortRE lets a decision of one or two words stand: "let's go
 	// with HS256", "in-process is fine", "Nuke it is".
 	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
+	// factQuestionRE opens a question about how things are ("How big is
+	// it?", "Does every event carry an ID?"), not about what to do.
+	factQuestionRE = regexp.MustCompile(`^(?:is|are|was|were|does|do|did|can|could|has|have|how (?:many|much|big|often|long|is|are|do|does)|where|who|when|what(?:'s| is| are)|which (?:version|mcu|database|db))\b`)
+	// answerLeadRE opens a clause that answers yes or no.
+	answerLeadRE = regexp.MustCompile(`^(?:(?:lol|oh|ah|well|hmm|ok|okay|so|and)\W+)?(?:yes|yep|yeah|no|nope|nah)\b`)
+	// explicitChoiceRE marks a clause that chooses, not only answers.
+	explicitChoiceRE = regexp.MustCompile(`\b(?:let'?s|go with|we'll|do that|do it|use|add|keep|put|make)\b`)
 	// pickWords name an option without a digit ("option b").
 	pickWords = cues(`option approach choice number`)
 	// recommendCues mark a prose recommendation of the assistant.
@@ -381,6 +388,22 @@ func enoughSaid(content, lc string) bool {
 	return n >= 1 && strongShortRE.MatchString(lc)
 }
 
+// asksFact reports whether assistant message j ends by asking how things
+// are (without offering alternatives) rather than what to do.
+func asksFact(t *transcript, j int) bool {
+	if j < 0 {
+		return false
+	}
+	ss := t.sents[j]
+	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
+		if isQuestion(ss[k].lower) {
+			q := ss[k].lower
+			return factQuestionRE.MatchString(q) && !strings.Contains(q, " or ") && !strings.HasPrefix(q, "do you want") && !strings.HasPrefix(q, "should")
+		}
+	}
+	return false
+}
+
 // isQuantity reports whether the text after a bare number makes it a
 // quantity ("2 days", "3x") rather than an option's number ("2 and 3").
 func isQuantity(after string) bool {
@@ -543,6 +566,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 		prev := previousAssistant(t, i)
 		props := t.assistantProposals(prev)
+		factual := asksFact(t, prev)
 		picked := make([]float64, len(props)) // confidence of a pick, 0: none
 		turnedDown := make([]bool, len(props))
 		general := false
@@ -615,8 +639,8 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if len(labels) > 0 || echoed && words(lc) <= 5 {
 					continue
 				}
-				if isFact(lc) {
-					continue
+				if isFact(lc) || factual && answerLeadRE.MatchString(lc) && !explicitChoiceRE.MatchString(lc) {
+					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) {
 					cands = append(cands, d)
