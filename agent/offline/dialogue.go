@@ -98,8 +98,9 @@ var (
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
-	// notDecision marks a proposal that only talks about text being data.
-	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction`)
+	// notDecision marks a remark about pasted text being data, not
+	// instructions: neither a proposal nor a concern.
+	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction not_going_to_pretend haven't_approved`)
 )
 
 // assistantProposals returns the proposals of assistant message j, cached.

@@ -508,7 +508,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				continue // already read as the concern of the sentence before
 			}
 			listed := inRiskSection(s)
-			if isInjection(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
