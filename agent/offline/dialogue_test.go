@@ -223,3 +223,16 @@ func TestRiskCarriesTheAgreedMitigation(t *testing.T) {
 		t.Fatalf("mitigation=%q, want the agreed sweep", m)
 	}
 }
+
+func TestRiskMitigationIsNotTheChosenPath(t *testing.T) {
+	x := extractT(t,
+		u("How should we sign tokens in src/auth/jwt.ts?"),
+		a("Sign JWTs in src/auth/jwt.ts with RS256 keys from the KMS. One risk is that a leaked signing key in src/auth/jwt.ts lets anyone forge tokens."),
+		u("Let's go with RS256 signing in src/auth/jwt.ts."))
+	if len(x.Risks) != 1 || len(x.Decisions) == 0 {
+		t.Fatalf("risks=%v decisions:%s", x.Risks, decisionList(x))
+	}
+	if m := x.Risks[0].Mitigation; m != "" {
+		t.Fatalf("mitigation=%q: the decision the concern is about does not mitigate it", m)
+	}
+}

@@ -121,7 +121,7 @@ func extract(msgs []agent.TranscriptMessage) agent.Extraction {
 	if x.Risks == nil {
 		x.Risks = []agent.ExtractedRisk{}
 	}
-	attachMitigations(&x)
+	attachMitigations(t, &x)
 	x.Summary = summarise(t, x)
 	return x
 }

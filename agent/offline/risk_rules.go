@@ -91,10 +91,13 @@ func notConcern(t *transcript, s sentence) bool {
 }
 
 // attachMitigations gives each risk the decision that answers it, if the
-// conversation agreed one: a decision reached no earlier than the message
-// before the risk was raised, sharing at least two content words with it
-// (or one rare enough to name the same thing, like a file or an identifier).
-func attachMitigations(x *agent.Extraction) {
+// conversation agreed one: a decision proposed after the concern was raised,
+// in a later message or further on in the same one, that shares at least
+// two content words with it (or one rare enough to name the same thing,
+// like a file or an identifier; or any one, when the fix came with the
+// concern). The decision the concern is about came before it, and is never
+// its mitigation.
+func attachMitigations(t *transcript, x *agent.Extraction) {
 	if len(x.Decisions) == 0 {
 		return
 	}
@@ -111,7 +114,14 @@ func attachMitigations(x *agent.Extraction) {
 		raised := slices.Min(r.Sources)
 		best, bestN := -1, 0
 		for k, d := range x.Decisions {
-			if len(d.Sources) == 0 || slices.Max(d.Sources) < raised {
+			if len(d.Sources) == 0 {
+				continue
+			}
+			later := slices.Min(d.Sources) > raised
+			// A fix the assistant offered after the concern, then agreed.
+			together := slices.Contains(d.Sources, raised) && slices.Max(d.Sources) > raised &&
+				saidAfter(t, raised, r.Description, d.Content)
+			if !later && !together {
 				continue
 			}
 			n := 0
@@ -122,13 +132,11 @@ func attachMitigations(x *agent.Extraction) {
 					special = special || strings.ContainsAny(w, "_./0123456789")
 				}
 			}
-			// A fix the assistant offered with the concern, then agreed.
-			together := n >= 1 && slices.Contains(d.Sources, raised) && slices.Max(d.Sources) > raised
 			score := n
 			if together {
 				score += 2 // offered with the concern: the fix for it
 			}
-			if (n >= 2 || special || together) && score > bestN {
+			if n >= 1 && (n >= 2 || special || together) && score > bestN {
 				best, bestN = k, score
 			}
 		}
@@ -136,4 +144,26 @@ func attachMitigations(x *agent.Extraction) {
 			r.Mitigation = oneLine(x.Decisions[best].Content)
 		}
 	}
+}
+
+// saidAfter reports whether message i says decision after concern: where
+// their opening words occur, lower-cased. When either cannot be found it
+// reports false.
+func saidAfter(t *transcript, i int, concern, decision string) bool {
+	if i < 0 || i >= len(t.msgs) {
+		return false
+	}
+	m := strings.ToLower(emphMarks.Replace(t.msgs[i].Content))
+	at := func(s string) int {
+		f := strings.Fields(strings.ToLower(s))
+		if len(f) > 3 {
+			f = f[:3]
+		}
+		if len(f) == 0 {
+			return -1
+		}
+		return strings.Index(m, strings.Join(f, " "))
+	}
+	c, d := at(concern), at(decision)
+	return c >= 0 && d > c
 }
