@@ -96,6 +96,9 @@ var (
 	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
+	// reportRE opens a report of what someone did or saw ("I ran a quick
+	// check with support: …"), which is a fact.
+	reportRE = regexp.MustCompile(`^(?:i|we) (?:just )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested)\b`)
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// notDecision marks a remark about pasted text being data, not
@@ -282,7 +285,7 @@ func isStatement(lc string) bool {
 func isFact(lc string) bool {
 	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
 	return isStatement(body) && !evaluation.match(body) && !imperRE.MatchString(body) ||
-		strings.Contains(body, "whether") || strings.Contains(body, "asked")
+		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
 
 // optionPicks returns the labels a clause picks by number or letter

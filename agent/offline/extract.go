@@ -281,7 +281,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
 		want := newTokenSet(strings.ToLower(content))
-		if s, ok := bestSupport(t, prev, want); ok {
+		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
 			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
 		}
