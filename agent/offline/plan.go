@@ -297,6 +297,7 @@ func (pl *offlinePlan) markdown() string {
 		}
 		fmt.Fprintf(&b, "- Done when: %s.\n", doneWhen(content))
 	}
+
 	b.WriteString("\n## Files\n\n")
 	if len(hc.FilesReferenced) == 0 {
 		b.WriteString("The handoff names no files.\n")
