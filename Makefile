@@ -45,9 +45,12 @@ unit: ## all tests with the race detector, the browser tests included
 bench: ## benchmarks (render, extraction, server throughput, start-up, memory)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
 
-eval: ## score the offline extractor on the gold-labelled dev set
+OWN_EVAL ?= agent/offline/testdata/eval
+
+eval: ## score the offline extractor on the gold-labelled dev set and on its own set
 	$(GO) build -o bin/baton ./cmd/baton
 	python3 $(EVAL)/score.py $(EVAL)/dev -- bin/baton extract
+	python3 $(EVAL)/score.py $(OWN_EVAL) -- bin/baton extract
 
 clean:
 	rm -rf bin data/baton.db data/baton.db-wal data/baton.db-shm

@@ -86,7 +86,10 @@ func confirmation(t *transcript, i int) *candidate {
 		if lt := strings.ToLower(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
 			return nil
 		}
-		text = mainClause(text)
+		text = mainStatement(text)
+		if !actionable(text) || len(tokens(strings.ToLower(text))) < 3 {
+			return nil
+		}
 		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.8
@@ -166,7 +169,7 @@ func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
 		if c.msg != i || c.removed || looseOverlap(c.subject, d.subject) == 0 {
 			continue
 		}
-		if len(tokens(strings.ToLower(c.Content))) >= 5 {
+		if n := len(tokens(strings.ToLower(c.Content))); n >= 5 || n >= len(d.subject) {
 			return cands
 		}
 		c.removed = true

@@ -45,9 +45,14 @@ type transcript struct {
 	msgs  []agent.TranscriptMessage
 	sents [][]sentence // per message
 	all   []sentence
-	df    map[string]int // in how many messages each word occurs
+	df    map[string]int // in how many messages each word occurs, as counted
+	// lowerMsgs are the messages lower-cased, for docFreq.
+	lowerMsgs []string
 	// proposals caches proposal per assistant message; nil: none.
 	proposals map[int]*sentence
+	// props caches assistantProposals per message.
+	props     [][]proposal
+	propsDone []bool
 }
 
 // digestHeader opens every reply of the offline partner. Those replies
@@ -67,17 +72,36 @@ func newTranscript(msgs []agent.TranscriptMessage) *transcript {
 	return t
 }
 
-// docFreq returns in how many messages word w occurs, counting on first use.
+// docFreq returns in how many messages word w occurs: as a word or the
+// start of one, since w is stemmed ("sweep" occurs in "sweeping"). Counts
+// are kept per word on first use.
 func (t *transcript) docFreq(w string) int {
+	if n, ok := t.df[w]; ok {
+		return n
+	}
 	if t.df == nil {
 		t.df = map[string]int{}
-		for _, m := range t.msgs {
-			for v := range newTokenSet(strings.ToLower(m.Content)) {
-				t.df[v]++
-			}
+		t.lowerMsgs = make([]string, len(t.msgs))
+		for i, m := range t.msgs {
+			t.lowerMsgs[i] = strings.ToLower(m.Content)
 		}
 	}
-	return t.df[w]
+	n := 0
+	for _, m := range t.lowerMsgs {
+		for off := 0; ; {
+			k := strings.Index(m[off:], w)
+			if k < 0 {
+				break
+			}
+			if at := off + k; at == 0 || !isWordByte(m[at-1]) {
+				n++
+				break
+			}
+			off += k + 1
+		}
+	}
+	t.df[w] = n
+	return n
 }
 
 // extract runs every rule over msgs.
@@ -97,6 +121,7 @@ func extract(msgs []agent.TranscriptMessage) agent.Extraction {
 	if x.Risks == nil {
 		x.Risks = []agent.ExtractedRisk{}
 	}
+	attachMitigations(t, &x)
 	x.Summary = summarise(t, x)
 	return x
 }
@@ -107,14 +132,14 @@ var (
 	injectionHint = cues(`instruction* approved ai prompt*`)
 	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
 	hedgeLeadRE   = regexp.MustCompile(`^(maybe|not sure|perhaps|i wonder|wondering)\b`)
-	rejectRE      = regexp.MustCompile(`^(no|nope|not|never|without|skip|later)\b`)
+	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
-	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this`)
+	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
 	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b`)
 	explicitCues  = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues   = cues(`fine is_good good ok works stay stays keep sure perfect great`)
 	imperRE       = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
-	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore`)
+	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
 	optionRefRE   = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
 	proposalRE    = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues  = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
@@ -122,6 +147,10 @@ var (
 	letsRE        = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
 	trailRE       = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
+
+// terseWords is how many content words an answer has at most to count as
+// terse: the assistant's sentence it accepts says it in full.
+const terseWords = 7
 
 // isQuestion reports whether lower-cased text asks rather than states: it
 // ends with a question mark or opens with a hedge ("maybe", "not sure").
@@ -148,95 +177,6 @@ type candidate struct {
 	subject tokenSet // the words the user said about it, for reversals
 	group   int      // assistant message of the option list it chose, or -1
 	removed bool
-}
-
-// findDecisions applies the agreement, option, rejection and reversal rules
-// to the user's messages.
-func findDecisions(t *transcript) []agent.ExtractedDecision {
-	var cands []*candidate
-	for i, m := range t.msgs {
-		if m.Role != agent.RoleUser {
-			if len(cands) > 0 {
-				cands = append(cands, recapDecisions(t, i)...)
-			}
-			continue
-		}
-		prev := previousAssistant(t, i)
-		reversal := false
-		var against []tokenSet
-		for _, s := range t.sents[i] {
-			for _, c := range userClauses(s.plain) {
-				lc := strings.ToLower(c)
-				if isInjection(lc) {
-					continue
-				}
-				if reversalCues.match(lc) {
-					reversal = true
-					against = append(against, newTokenSet(lc))
-				}
-				if isQuestion(lc) {
-					continue
-				}
-				if isRejection(lc) {
-					against = append(against, newTokenSet(lc))
-					continue
-				}
-				if d := decide(t, i, prev, c, lc); d != nil {
-					cands = append(cands, d)
-				}
-			}
-		}
-		if userAgreed(t, i, cands) {
-			if d := confirmation(t, i); d != nil {
-				cands = adoptConfirmation(cands, d, i)
-			}
-		}
-		if !reversal {
-			continue
-		}
-		// A reversal replaces earlier choices on the same subject: a later
-		// pick from the same option list, or earlier decisions sharing
-		// distinctive words with what this message takes back.
-		for _, c := range cands {
-			if c.msg >= i || c.removed {
-				continue
-			}
-			for _, a := range against {
-				if sharesDistinctive(c.subject, a, t) {
-					c.removed = true
-				}
-			}
-		}
-	}
-	// A later choice from the same option list replaces an earlier one.
-	for j, c := range cands {
-		for _, later := range cands[j+1:] {
-			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
-				c.removed = true
-			}
-		}
-	}
-	var out []agent.ExtractedDecision
-	var sets []tokenSet
-	for _, c := range cands {
-		if c.removed {
-			continue
-		}
-		set := newTokenSet(strings.ToLower(c.Content))
-		dup := false
-		for k, s := range sets {
-			if similarity(set, s) >= 0.6 {
-				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, c.ExtractedDecision)
-			sets = append(sets, set)
-		}
-	}
-	return out
 }
 
 // previousAssistant returns the index of the last assistant message before
@@ -326,7 +266,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		if prev < 0 {
 			return nil
 		}
-		prop, ok := proposal(t, prev)
+		prop, ok := recommendation(t, prev)
 		if !ok {
 			return nil
 		}
@@ -337,11 +277,11 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d.Content = tidy(content)
 	d.Confidence = conf
-	if n < 5 && prev >= 0 {
+	if n < terseWords && prev >= 0 {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
 		want := newTokenSet(strings.ToLower(content))
-		if s, ok := bestSupport(t, prev, want); ok {
+		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
 			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
 		}
@@ -400,9 +340,9 @@ func findOption(t *transcript, i int, label string) (int, string, bool) {
 	return -1, "", false
 }
 
-// proposal returns the sentence in which assistant message j recommends
+// recommendation returns the sentence in which assistant message j recommends
 // something, the last if several do.
-func proposal(t *transcript, j int) (sentence, bool) {
+func recommendation(t *transcript, j int) (sentence, bool) {
 	if t.proposals == nil {
 		t.proposals = map[int]*sentence{}
 	}
@@ -444,7 +384,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 	var best sentence
 	bestN := 0
 	for _, s := range t.sents[j] {
-		if isQuestion(s.lower) || words(s.plain) < 4 {
+		if isQuestion(s.lower) || words(s.plain) < 4 || hedgeRE.MatchString(s.lower) {
 			continue
 		}
 		n := looseOverlap(want, newTokenSet(s.lower))
@@ -459,10 +399,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 // transcript (said in at most a third of its messages).
 func sharesDistinctive(a, b tokenSet, t *transcript) bool {
 	for w := range a {
-		if _, ok := b[w]; !ok || len(w) < 3 {
-			continue
-		}
-		if t.docFreq(w)*3 <= len(t.msgs)+2 {
+		if len(w) >= 3 && t.docFreq(w)*3 <= len(t.msgs)+2 && echoes(b, w) {
 			return true
 		}
 	}
@@ -478,49 +415,80 @@ var (
 		stops_working slow slower slows hurt* cardinality never_shrinks grows_without skewed deferred
 		the_problem a_problem real_issue the_issue bug refuse_to_start brick* surprise* wrong can't_be_found
 		can't_read lag lags lagging hide graveyard disables
-		nervous afraid otherwise worth_planning_for heads-up bites visible_to`)
+		nervous afraid otherwise worth_planning_for heads-up bites visible_to
+		stutter* crash* half-written stale not_guaranteed isn't_called aren't_called
+		grows_forever time_out times_out overflow* fills_up evicted unpaid
+		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
+		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
 	lowCues    = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
-	riskLeadRE = regexp.MustCompile(`(?i)^((one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
+	riskLeadRE = regexp.MustCompile(`(?i)^((i'm|i am|we're|we are) (a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
 )
 
-// cueList is a list of phrases matched at word boundaries; a phrase ending
-// in "*" also matches longer words ("leak*" matches "leaks"). It is much
-// faster than one regular expression with the same alternatives.
-type cueList []string
+// cueList is a set of phrases matched at word boundaries; a phrase ending
+// in "*" also matches longer words ("leak*" matches "leaks"). Phrases are
+// indexed by their first two bytes, so that matching reads the text once,
+// trying at each word only the phrases that can start there.
+type cueList struct {
+	byStart map[string][]cue
+	short   []cue // phrases of one byte
+}
+
+// cue is one phrase of a cueList.
+type cue struct {
+	text   string
+	prefix bool // matches longer words too
+}
 
 // cues makes a cueList from space-separated phrases, "_" standing for a space.
 func cues(s string) cueList {
-	var out cueList
+	c := cueList{byStart: map[string][]cue{}}
 	for p := range strings.FieldsSeq(s) {
-		out = append(out, strings.ReplaceAll(p, "_", " "))
+		p = strings.ReplaceAll(p, "_", " ")
+		k := cue{text: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")}
+		if len(k.text) < 2 {
+			c.short = append(c.short, k)
+			continue
+		}
+		c.byStart[k.text[:2]] = append(c.byStart[k.text[:2]], k)
 	}
-	return out
+	return c
 }
 
 // match reports whether lower-cased text holds one of the phrases.
 func (c cueList) match(lower string) bool {
-	for _, p := range c {
-		prefix := strings.HasSuffix(p, "*")
-		w := strings.TrimSuffix(p, "*")
-		for off := 0; off < len(lower); {
-			i := strings.Index(lower[off:], w)
-			if i < 0 {
-				break
+	for i := 0; i < len(lower); i++ {
+		if i > 0 && (isWordByte(lower[i-1]) || lower[i-1] == '-') {
+			continue // not the start of a word ("tuned" in "fine-tuned")
+		}
+		if i+1 < len(lower) {
+			for _, k := range c.byStart[lower[i:i+2]] {
+				if c.at(lower, i, k) {
+					return true
+				}
 			}
-			i += off
-			end := i + len(w)
-			if (i == 0 || !isWordByte(lower[i-1])) && (prefix || end == len(lower) || !isWordByte(lower[end])) {
+		}
+		for _, k := range c.short {
+			if c.at(lower, i, k) {
 				return true
 			}
-			off = i + 1
 		}
 	}
 	return false
+}
+
+// at reports whether phrase k occurs in lower at i, ending at a word
+// boundary unless it is a prefix.
+func (cueList) at(lower string, i int, k cue) bool {
+	if !strings.HasPrefix(lower[i:], k.text) {
+		return false
+	}
+	end := i + len(k.text)
+	return k.prefix || end == len(lower) || !isWordByte(lower[end]) && lower[end] != '-'
 }
 
 // isWordByte reports whether b is part of a word.
@@ -540,7 +508,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				continue // already read as the concern of the sentence before
 			}
 			listed := inRiskSection(s)
-			if isInjection(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower)) {
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {

@@ -14,7 +14,8 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	tfvars tfstate sh bash zsh rb php cs c h cc cpp hpp swift html htm css scss sass less txt cfg ini conf
 	env lock gradle xml proto graphql gql vue svelte csv dart ex exs scala templ erb jinja j2 tmpl hcl
 	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl
-	dockerfile makefile nix cue bzl bazel`)
+	dockerfile makefile nix cue bzl bazel gd tscn tres gdshader shader glsl hlsl ino s asm ld zig nim hs ml elm erl hrl prisma
+	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag`)
 
 // knownFiles are file names without an extension that still name a file.
 var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile
@@ -30,10 +31,10 @@ var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three
 var fileCutRE = regexp.MustCompile("[\\s`,;()<>\"'{}=|]+")
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
+var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no* not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead`)
+var negHint = cues(`no* not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -65,7 +66,11 @@ func findFiles(sents []sentence) []fileMention {
 			continue
 		}
 		change, changeKnown := false, false
-		for _, clause := range clauseRE.Split(s.raw, -1) {
+		clauses := []string{s.raw}
+		if strings.ContainsAny(s.raw, ";—–") || strings.Contains(s.raw, ", but") {
+			clauses = clauseRE.Split(s.raw, -1)
+		}
+		for _, clause := range clauses {
 			neg, negKnown := false, false
 			for _, cand := range fileCutRE.Split(clause, -1) {
 				if i := strings.Index(cand, "::"); i > 0 {

@@ -295,7 +295,7 @@ func request(msgs ...agent.TranscriptMessage) agent.Request {
 }
 
 func TestStreamDigest(t *testing.T) {
-	req := request(u("We need rate limiting in internal/middleware/ratelimit.go."), a("In-process or Redis?"), u("In-process is fine, no Redis. Should tenants get overrides?"))
+	req := request(u("We need rate limiting."), a("In-process or Redis?"), u("In-process is fine, no Redis, in internal/middleware/ratelimit.go. Should tenants get overrides?"))
 	req.Tools = []agent.Tool{{Name: "add_decision"}}
 	var deltas []string
 	reply, err := New().Stream(context.Background(), req, func(d agent.Delta) error {

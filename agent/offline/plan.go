@@ -255,23 +255,47 @@ func (pl *offlinePlan) markdown() string {
 	if len(hc.Decisions) == 0 {
 		b.WriteString("\nThe handoff has no decisions, so there is nothing to plan yet.\n")
 	}
-	for i, d := range hc.Decisions {
-		fmt.Fprintf(&b, "\n### %d. %s (%s)\n\n", i+1, strings.TrimRight(firstWords(oneLine(d.Content), 10), ".!"), d.Label)
-		fmt.Fprintf(&b, "Decision %s: %s\n\n", d.Label, oneLine(d.Content))
+	order, after := pl.order()
+	stepOf := make([]int, len(hc.Decisions)) // decision → its step number
+	for n, i := range order {
+		stepOf[i] = n + 1
+	}
+	for n, i := range order {
+		d := hc.Decisions[i]
+		content := oneLine(d.Content)
+		short := strings.TrimRight(firstWords(content, 14), ".!")
+		fmt.Fprintf(&b, "\n### %d. %s (%s)\n\n", n+1, short, d.Label)
+		if short != strings.TrimRight(content, ".!") {
+			fmt.Fprintf(&b, "%s in full: %s\n\n", d.Label, content)
+		}
+		if deps := after[i]; len(deps) > 0 {
+			var names []string
+			for _, dep := range deps {
+				names = append(names, fmt.Sprintf("step %d (%s)", stepOf[dep.on], dep.why))
+			}
+			fmt.Fprintf(&b, "- After: %s.\n", strings.Join(names, "; "))
+		}
 		if len(pl.files[i]) == 0 {
-			b.WriteString("- Files: none in the handoff is linked to this decision; find where it lives before changing it.\n")
+			b.WriteString("- Work: find the code this belongs in first; the handoff links no file to it.\n")
 		} else {
-			b.WriteString("- Files:\n")
+			b.WriteString("- Work:\n")
 			for _, j := range pl.files[i] {
 				f := hc.FilesReferenced[j]
-				fmt.Fprintf(&b, "  - %s (%s)", codeSpan(f.Path), f.Relevance)
-				if c := oneLine(f.Context); c != "" {
+				fmt.Fprintf(&b, "  - %s %s (%s)", fileVerb(content, f), codeSpan(f.Path), f.Relevance)
+				if c := withoutPathLead(oneLine(f.Context), f.Path); c != "" {
 					b.WriteString(": " + c)
 				}
 				b.WriteString("\n")
 			}
 		}
-		fmt.Fprintf(&b, "- Done when: the change does what %s says, and a test shows it.\n", d.Label)
+		for _, r := range pl.risksOf(i) {
+			if m := oneLine(r.Mitigation); m != "" {
+				fmt.Fprintf(&b, "- Watch: %s. Agreed mitigation: %s\n", strings.TrimRight(oneLine(r.Description), "."), m)
+			} else {
+				fmt.Fprintf(&b, "- Watch: %s. No mitigation agreed yet.\n", strings.TrimRight(oneLine(r.Description), "."))
+			}
+		}
+		fmt.Fprintf(&b, "- Done when: %s.\n", doneWhen(content))
 	}
 
 	b.WriteString("\n## Files\n\n")
@@ -330,20 +354,18 @@ func (pl *offlinePlan) markdown() string {
 const maxOpenQuestions = 12
 
 // openQuestions lists what the handoff leaves open: decisions that read like
-// instructions to an AI, unsure decisions, decisions without files, files no
-// decision needs and serious risks without a mitigation.
+// instructions to an AI, unsure decisions, files no decision needs and
+// serious risks without a mitigation. A decision without files is not a
+// question: its step says to find where it lives.
 func (pl *offlinePlan) openQuestions() []string {
 	hc := pl.hc
 	var qs []string
-	for i, d := range hc.Decisions {
+	for _, d := range hc.Decisions {
 		if isInjection(strings.ToLower(d.Content)) {
 			qs = append(qs, fmt.Sprintf("%s reads like an instruction to an AI rather than a decision. It was planned as written, as text; confirm the team means it.", d.Label))
 		}
 		if d.Confidence != nil && *d.Confidence < 0.7 {
 			qs = append(qs, fmt.Sprintf("Is %s really decided? It was extracted with confidence %.1f.", d.Label, *d.Confidence))
-		}
-		if len(pl.files[i]) == 0 {
-			qs = append(qs, fmt.Sprintf("Which files does %s touch? The handoff links none to it.", d.Label))
 		}
 	}
 	for j, f := range hc.FilesReferenced {

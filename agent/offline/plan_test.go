@@ -201,3 +201,92 @@ func TestConcerns(t *testing.T) {
 		})
 	}
 }
+
+// planOf renders the offline plan of hc.
+func planOf(hc agent.HandoffContext) string {
+	return newOfflinePlan(hc).markdown()
+}
+
+// stepIndex returns where the step citing label starts in md, or -1.
+func stepIndex(md, label string) int {
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "### ") && strings.HasSuffix(line, "("+label+")") {
+			return strings.Index(md, line)
+		}
+	}
+	return -1
+}
+
+func TestPlanOrdersStepsByDependency(t *testing.T) {
+	hc := agent.HandoffContext{
+		Decisions: []agent.ContextDecision{
+			{Label: "D1", Content: "Add integration tests for the export endpoint of api/exports.py in tests/test_export.py."},
+			{Label: "D2", Content: "Serve the export from GET /exports/:id in api/exports.py."},
+			{Label: "D3", Content: "Rotate the signing key once the key table exists."},
+			{Label: "D4", Content: "Create a new key table in db/migrations/0007_keys.sql."},
+			{Label: "D5", Content: "Store export jobs in a new table in db/migrations/0008_exports.sql, read by api/exports.py."},
+		},
+		FilesReferenced: []agent.ContextFile{
+			{Path: "tests/test_export.py", Relevance: "medium", Context: "New tests"},
+			{Path: "api/exports.py", Relevance: "high", Context: "The export handler"},
+			{Path: "db/migrations/0007_keys.sql", Relevance: "high", Context: "New key table"},
+			{Path: "db/migrations/0008_exports.sql", Relevance: "high", Context: "New exports table"},
+		},
+	}
+	md := planOf(hc)
+	before := func(a, b string) {
+		t.Helper()
+		if i, j := stepIndex(md, a), stepIndex(md, b); i < 0 || j < 0 || i > j {
+			t.Errorf("step %s does not come before step %s:\n%s", a, b, md)
+		}
+	}
+	before("D5", "D2") // D5 creates what the handler reads
+	before("D2", "D1") // tests come after what they test
+	before("D4", "D3") // "once the key table exists"
+	if !strings.Contains(md, "- After: step ") {
+		t.Errorf("no step says what it waits for:\n%s", md)
+	}
+}
+
+func TestPlanDoneWhenIsSpecificToEachStep(t *testing.T) {
+	md := planOf(testContext())
+	seen := map[string]bool{}
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "- Done when: ") {
+			continue
+		}
+		if seen[line] {
+			t.Errorf("two steps share %q", line)
+		}
+		seen[line] = true
+	}
+	if len(seen) != len(testContext().Decisions) {
+		t.Fatalf("got %d done-when lines, want one per step:\n%s", len(seen), md)
+	}
+	if !strings.Contains(md, "Done when: an integration test sends a request") {
+		t.Errorf("the 429 step is not checked by a request:\n%s", md)
+	}
+}
+
+func TestPlanUsesTheAgreedMitigation(t *testing.T) {
+	hc := testContext()
+	hc.Risks = []agent.ContextRisk{
+		{Description: "Shared NAT users hit the request limit together", Severity: "high", Mitigation: "Key the limit by API token, not by IP"},
+		{Description: "Clients ignore the Retry-After header", Severity: "low"},
+	}
+	md := planOf(hc)
+	for _, want := range []string{
+		"Mitigation: Key the limit by API token, not by IP",
+		"Agreed mitigation: Key the limit by API token, not by IP",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("plan lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "How will you handle the high risk") {
+		t.Errorf("a risk with an agreed mitigation is asked about again:\n%s", md)
+	}
+	if strings.Contains(md, "Which files does") {
+		t.Errorf("a decision with files is asked about:\n%s", md)
+	}
+}

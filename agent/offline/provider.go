@@ -1,6 +1,9 @@
 // Package offline is Baton's embedded provider: deterministic rules and
-// templates, no network and no API key. As a brainstorm partner it replies
-// with an honest digest of the conversation; it extracts with rules.
+// templates, no network and no API key. It extracts by reading the
+// brainstorm as a dialogue (see dialogue.go): proposals, and what the user
+// accepts, rejects and reverses of them. As a brainstorm partner it answers
+// the latest message with what it heard there and one question it has not
+// asked before; as a planner it orders the handoff's decisions into steps.
 package offline
 
 import (

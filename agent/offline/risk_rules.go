@@ -2,6 +2,7 @@ package offline
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton/agent"
@@ -19,10 +20,10 @@ var (
 	// concernWords gate concernLeadRE, which is slow to fail.
 	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up`)
 	// mitigationHint gates mitigationRE.
-	mitigationHint = cues(`avoids prevents fixes keeps fine problem if`)
+	mitigationHint = cues(`avoids prevents fixes keeps fine problem if stops protects`)
 	// mitigationRE marks a sentence that removes a concern rather than
 	// raising one.
-	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b`)
+	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b|^if\b.*\b(?:we|you) (?:can|could)\b|\b(?:stops|protects)\b.*\bfrom\b`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
 	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if)\b`)
@@ -62,4 +63,107 @@ func riskLead(s string) string {
 		s = s[len(m):]
 	}
 	return s
+}
+
+// proposeLeadRE opens a sentence that proposes a fix rather than raising a
+// concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
+var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?)\b`)
+
+// notConcern reports whether s, though it has a risk word, proposes rather
+// than warns: a fix, one of the options on offer, or a user's remark that
+// voices no worry.
+func notConcern(t *transcript, s sentence) bool {
+	lc := strings.ToLower(riskLead(s.plain))
+	if proposeLeadRE.MatchString(lc) {
+		return true
+	}
+	if s.role == agent.RoleUser {
+		return !userConcernRE.MatchString(s.lower)
+	}
+	if s.bullet {
+		for _, p := range t.assistantProposals(s.msg) {
+			if p.item == s.item && (p.option || p.pathy) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attachMitigations gives each risk the decision that answers it, if the
+// conversation agreed one: a decision proposed after the concern was raised,
+// in a later message or further on in the same one, that shares at least
+// two content words with it (or one rare enough to name the same thing,
+// like a file or an identifier; or any one, when the fix came with the
+// concern). The decision the concern is about came before it, and is never
+// its mitigation.
+func attachMitigations(t *transcript, x *agent.Extraction) {
+	if len(x.Decisions) == 0 {
+		return
+	}
+	sets := make([]tokenSet, len(x.Decisions))
+	for i, d := range x.Decisions {
+		sets[i] = newTokenSet(strings.ToLower(d.Content))
+	}
+	for i := range x.Risks {
+		r := &x.Risks[i]
+		if r.Mitigation != "" || len(r.Sources) == 0 {
+			continue
+		}
+		rs := newTokenSet(strings.ToLower(r.Description))
+		raised := slices.Min(r.Sources)
+		best, bestN := -1, 0
+		for k, d := range x.Decisions {
+			if len(d.Sources) == 0 {
+				continue
+			}
+			later := slices.Min(d.Sources) > raised
+			// A fix the assistant offered after the concern, then agreed.
+			together := slices.Contains(d.Sources, raised) && slices.Max(d.Sources) > raised &&
+				saidAfter(t, raised, r.Description, d.Content)
+			if !later && !together {
+				continue
+			}
+			n := 0
+			special := false
+			for w := range rs {
+				if _, ok := sets[k][w]; ok {
+					n++
+					special = special || strings.ContainsAny(w, "_./0123456789")
+				}
+			}
+			score := n
+			if together {
+				score += 2 // offered with the concern: the fix for it
+			}
+			if n >= 1 && (n >= 2 || special || together) && score > bestN {
+				best, bestN = k, score
+			}
+		}
+		if best >= 0 {
+			r.Mitigation = oneLine(x.Decisions[best].Content)
+		}
+	}
+}
+
+// saidAfter reports whether message i says decision after concern: where
+// their opening words occur, lower-cased. When either cannot be found it
+// reports false.
+func saidAfter(t *transcript, i int, concern, decision string) bool {
+	if i < 0 || i >= len(t.msgs) {
+		return false
+	}
+	m := strings.ToLower(emphMarks.Replace(t.msgs[i].Content))
+	at := func(s string) int {
+		f := strings.Fields(strings.ToLower(s))
+		if len(f) > 3 {
+			f = f[:3]
+		}
+		if len(f) == 0 {
+			return -1
+		}
+		return strings.Index(m, strings.Join(f, " "))
+	}
+	c, d := at(concern), at(decision)
+	return c >= 0 && d > c
 }

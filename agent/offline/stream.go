@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,10 +17,10 @@ import (
 // chunkWords is how many words each streamed delta carries.
 const chunkWords = 4
 
-// Stream replies to req as a brainstorm partner. The reply is a markdown
-// digest of the conversation so far (what sounds decided, files mentioned,
-// open risks and questions) ending with a question that moves it on; it is
-// the same for the same request. It is streamed in deltas of a few words;
+// Stream replies to req as a brainstorm partner. The reply (see digest)
+// answers the latest message: what it added, one question that moves the
+// brainstorm on and was not asked before in the thread, and a one-line count
+// of everything so far; it is the same for the same request. It is streamed in deltas of a few words;
 // ctx is checked between deltas, and when it is cancelled Stream returns the
 // reply so far together with ctx's error. When req.Schema is set the reply is
 // the extraction JSON instead. A request of the plan agent (see
@@ -116,7 +118,13 @@ func chunks(s string, n int) []string {
 	return out
 }
 
-// digest renders what the offline partner says about a conversation.
+// digest renders the offline partner's reply to the latest message: what
+// it heard there that is new (decisions, files, risks, the user's own
+// questions), one question that moves the brainstorm on and has not been
+// asked before in the thread, and a one-line count of everything so far.
+// Replies are rendered as markdown without raw HTML, so nothing can be
+// folded away: the reply stays short instead, and the full lists live in
+// the handoff preview.
 func digest(msgs []agent.TranscriptMessage) string {
 	var b strings.Builder
 	b.WriteString(digestHeader + " (no model configured)\n\n")
@@ -127,36 +135,41 @@ func digest(msgs []agent.TranscriptMessage) string {
 	window := msgs[max(0, len(msgs)-agent.MaxTranscriptMessages):]
 	t := newTranscript(window)
 	x := extract(window)
-	b.WriteString("I pick out what the conversation says with simple rules; I don't understand it. Correct me where I'm wrong.\n")
-
-	section := func(title string, items []string) {
-		if len(items) == 0 {
-			return
-		}
-		fmt.Fprintf(&b, "\n**%s**\n", title)
-		for _, it := range items {
-			fmt.Fprintf(&b, "- %s\n", it)
-		}
+	last := len(window) - 1
+	for last > 0 && window[last].Role != agent.RoleUser {
+		last--
 	}
-	var ds, fs, rs []string
+
+	var heard []string
 	for _, d := range x.Decisions {
-		ds = append(ds, oneLine(d.Content))
+		if slices.Contains(d.Sources, last) {
+			heard = append(heard, "Decision: "+oneLine(firstWords(d.Content, 24)))
+		}
 	}
 	for _, f := range x.FilesReferenced {
-		fs = append(fs, fmt.Sprintf("`%s` (%s)", f.Path, f.Relevance))
+		if slices.Contains(f.Sources, last) {
+			heard = append(heard, fmt.Sprintf("File: `%s`", f.Path))
+		}
 	}
 	for _, r := range x.Risks {
-		rs = append(rs, fmt.Sprintf("%s (%s)", oneLine(r.Description), r.Severity))
+		if slices.Contains(r.Sources, last) {
+			heard = append(heard, fmt.Sprintf("Risk (%s): %s", r.Severity, oneLine(firstWords(r.Description, 24))))
+		}
 	}
-	if len(ds) == 0 {
-		b.WriteString("\nNothing sounds decided yet.\n")
+	qs := questionsOf(t, last)
+	for _, q := range qs {
+		heard = append(heard, fmt.Sprintf("Your question: “%s” I can't answer it offline; it stays open for the team.", q))
 	}
-	section("Sounds decided", ds)
-	section("Files mentioned", fs)
-	section("Open risks", rs)
-	qs := openQuestions(t)
-	section("Open questions", qs)
-	fmt.Fprintf(&b, "\n**Next:** %s\n", nextQuestion(t, x, qs))
+	if len(heard) == 0 {
+		b.WriteString("I found nothing new to note in your last message; my rules may have missed it, so say it as a decision (\"let's …\") if it is one.\n")
+	} else {
+		b.WriteString("Heard in your last message:\n")
+		for _, h := range heard {
+			fmt.Fprintf(&b, "- %s\n", h)
+		}
+	}
+	fmt.Fprintf(&b, "\n%s%s\n", nextPrefix, nextQuestion(t, x, askedBefore(msgs)))
+	fmt.Fprintf(&b, "\nSo far: %s, %s, %s, picked out by simple rules; correct me where they're wrong.\n", plural(len(x.Decisions), "decision"), plural(len(x.FilesReferenced), "file"), plural(len(x.Risks), "risk"))
 	return b.String()
 }
 
@@ -165,20 +178,40 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// openQuestions returns the questions of the last two messages.
-func openQuestions(t *transcript) []string {
+// questionsOf returns the questions message i asks, at most three.
+func questionsOf(t *transcript, i int) []string {
 	var qs []string
-	for i := max(0, len(t.msgs)-2); i < len(t.msgs); i++ {
-		for _, s := range t.sents[i] {
-			if strings.HasSuffix(s.plain, "?") && !injectionRE.MatchString(s.lower) {
-				qs = append(qs, firstWords(oneLine(s.plain), 30))
-			}
+	for _, s := range t.sents[i] {
+		if strings.HasSuffix(s.plain, "?") && !isInjection(s.lower) {
+			qs = append(qs, firstWords(oneLine(s.plain), 30))
 		}
 	}
 	if len(qs) > 3 {
 		qs = qs[len(qs)-3:]
 	}
 	return qs
+}
+
+// fileLikeRE finds a word that names a file.
+var fileLikeRE = regexp.MustCompile(`\w[\w-]*\.[a-z]{1,5}\b|/\w`)
+
+// nextPrefix opens the partner's question in every digest.
+const nextPrefix = "**Next:** "
+
+// askedBefore returns the questions earlier digests of the thread asked.
+func askedBefore(msgs []agent.TranscriptMessage) map[string]bool {
+	asked := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role != agent.RoleAssistant || !strings.HasPrefix(m.Content, digestHeader) {
+			continue
+		}
+		for line := range strings.SplitSeq(m.Content, "\n") {
+			if q, ok := strings.CutPrefix(line, nextPrefix); ok {
+				asked[strings.TrimSpace(q)] = true
+			}
+		}
+	}
+	return asked
 }
 
 // aspects are parts of a plan a brainstorm often forgets, with the question
@@ -194,13 +227,29 @@ var aspects = []struct {
 	{[]string{"secur", "auth", "permission", "secret"}, "Who may do this, and what must an attacker not be able to do?"},
 }
 
-// nextQuestion asks what moves the brainstorm on: first what is still open,
-// then an aspect the conversation has not touched.
-func nextQuestion(t *transcript, x agent.Extraction, open []string) string {
-	if len(open) > 0 {
-		return fmt.Sprintf("Can we settle this one: “%s”", open[len(open)-1])
+// fallbackQuestions are asked, once each, when nothing specific is open.
+var fallbackQuestions = []string{
+	"What is the first thing you want to decide?",
+	"Which of these decisions would be the most expensive to get wrong?",
+	"What would make you change one of these decisions?",
+	"Is anything missing before you move to planning?",
+}
+
+// nextQuestion picks one question that moves the brainstorm on and that no
+// earlier digest asked: a serious risk nobody has answered, then a part of
+// the work the conversation has not touched, then a decision that sounds
+// unsure, then a general one. When every question has been asked it says
+// so rather than ask one again.
+func nextQuestion(t *transcript, x agent.Extraction, asked map[string]bool) string {
+	var cands []string
+	for _, sev := range []agent.Severity{agent.SeverityHigh} {
+		for _, r := range x.Risks {
+			if r.Severity == sev && r.Mitigation == "" {
+				cands = append(cands, fmt.Sprintf("How will you handle the risk that %s?", lowerFirst(strings.TrimRight(oneLine(firstWords(r.Description, 20)), ".?!"))))
+			}
+		}
 	}
-	all := strings.ToLower(joinContents(t.msgs))
+	all := strings.ToLower(joinContents(t))
 	for _, a := range aspects {
 		seen := false
 		for _, w := range a.words {
@@ -210,20 +259,43 @@ func nextQuestion(t *transcript, x agent.Extraction, open []string) string {
 			}
 		}
 		if !seen {
-			return a.question
+			cands = append(cands, a.question)
 		}
 	}
-	if len(x.Decisions) == 0 {
-		return "What is the first thing you want to decide?"
+	for _, r := range x.Risks {
+		if r.Severity == agent.SeverityMedium && r.Mitigation == "" {
+			cands = append(cands, fmt.Sprintf("How will you handle the risk that %s?", lowerFirst(strings.TrimRight(oneLine(firstWords(r.Description, 20)), ".?!"))))
+		}
 	}
-	return "Is anything above wrong or missing before you move to planning?"
+	for _, d := range x.Decisions {
+		if !fileLikeRE.MatchString(d.Content) && d.Confidence >= 0.7 {
+			cands = append(cands, fmt.Sprintf("Where does “%s” happen in the code: which files change?", strings.TrimRight(oneLine(firstWords(d.Content, 12)), ".")))
+		}
+	}
+	for _, d := range x.Decisions {
+		if d.Confidence < 0.7 {
+			cands = append(cands, fmt.Sprintf("Is “%s” decided, or still open?", strings.TrimRight(oneLine(firstWords(d.Content, 16)), ".")))
+		}
+	}
+	if len(x.Decisions) > 0 {
+		cands = append(cands, fallbackQuestions[1:]...)
+	} else {
+		cands = append(cands, fallbackQuestions[0])
+	}
+	for _, q := range cands {
+		if !asked[q] {
+			return q
+		}
+	}
+	return "Nothing new to ask from me: when the list looks right, write the handoff."
 }
 
-// joinContents joins the text of all messages.
-func joinContents(ms []agent.TranscriptMessage) string {
+// joinContents joins the text of the messages the rules read: not earlier
+// digests, whose own questions would count as discussed.
+func joinContents(t *transcript) string {
 	var b strings.Builder
-	for _, m := range ms {
-		b.WriteString(m.Content)
+	for _, s := range t.all {
+		b.WriteString(s.lower)
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -1,0 +1,757 @@
+package offline
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// The decision rules read a brainstorm as a dialogue. The assistant makes
+// proposals: options to choose from (a list introduced as "Three ways:"),
+// plan items (a list of what it will do) and recommendations in prose ("I'd
+// read the count from an env var"). The user answers: picks an option by
+// number or by echoing its name, accepts ("yes", "do that", "ship it"),
+// rejects ("no Redis", "skip the prefetcher"), reverses an earlier choice,
+// states their own decision, or only adds facts and questions. A decision
+// is an accepted proposal, said as one sentence: in the assistant's words
+// when the user accepted tersely, in the user's when they said it in full.
+
+// proposal is something an assistant message put forward.
+type proposal struct {
+	msg    int      // the assistant message
+	item   int      // its list item, -1 for a prose recommendation
+	label  string   // "1", "b": the label of a numbered or lettered item
+	set    tokenSet // the words of what it says
+	title  tokenSet // the words of its name ("Dedup table"), for echoes
+	option bool     // one of several alternatives, accepted only when picked
+	pathy  bool     // an item about a file ("`a.go`: new, holds X")
+
+	// name and body are the item's name ("Dedup table") and what it says
+	// about it; a prose recommendation has only a body.
+	name, body string
+	text       string // the proposal as a decision, once made; "" if it is none
+	made       bool
+}
+
+// decision returns the proposal said as a decision, or "" when what it
+// says is no decision (a fact, a concern, too few words). It is worked out
+// on first use: most proposals are never accepted.
+func (p *proposal) decision() string {
+	if p.made {
+		return p.text
+	}
+	p.made = true
+	var text string
+	switch {
+	case p.name == "":
+		text = decisionText(p.body)
+	case p.pathy:
+		text = decisionText(p.body)
+	case p.body != "":
+		text = p.name + ": " + decisionText(p.body)
+	default:
+		text = p.name
+	}
+	verb := strings.TrimPrefix(text, p.name+": ")
+	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(verb) {
+		return ""
+	}
+	p.text = tidy(firstWords(text, 28))
+	return p.text
+}
+
+// Patterns of the dialogue rules. Each matches lower-cased plain text.
+var (
+	// optionsLead introduces a list of alternatives.
+	optionsLead = cues(`option* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
+	// acceptRE is a clause that only says yes.
+	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
+	// acceptCuesAny are words that accept wherever they stand in a short clause.
+	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
+	// yesLeadRE opens a clause that agrees before it qualifies.
+	yesLeadRE = regexp.MustCompile(`^(?:ok|okay|yes|yep|yeah|sure|fine|good|great|agreed|sounds good|looks good)\b`)
+	// yesCues are the words of a short clause that accepts what it names.
+	yesCues = cues(`yes yep yeah ok okay fine good great sure agreed perfect`)
+	// strongShortRE lets a decision of one or two words stand: "let's go
+	// with HS256", "in-process is fine", "Nuke it is".
+	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
+	// factQuestionRE opens a question about how things are ("How big is
+	// it?", "Does every event carry an ID?"), not about what to do.
+	factQuestionRE = regexp.MustCompile(`^(?:is|are|was|were|does|do|did|can|could|has|have|how (?:many|much|big|often|long|is|are|do|does)|where|who|when|what(?:'s| is| are)|which (?:version|mcu|database|db))\b`)
+	// answerLeadRE opens a clause that answers yes or no.
+	answerLeadRE = regexp.MustCompile(`^(?:(?:lol|oh|ah|well|hmm|ok|okay|so|and)\W+)?(?:yes|yep|yeah|no|nope|nah)\b`)
+	// explicitChoiceRE marks a clause that chooses, not only answers.
+	explicitChoiceRE = regexp.MustCompile(`\b(?:let'?s|go with|we'll|do that|do it|use|add|keep|put|make)\b`)
+	// pickWords name an option without a digit ("option b").
+	pickWords = cues(`option approach choice number`)
+	// recommendCues mark a prose recommendation of the assistant.
+	recommendCues = cues(`i'd i_would i'll i_will we'll we_can_start i_recommend recommend suggest my_pick the_pragmatic pragmatic_choice is_the_right_call is_the_one the_usual_fix the_usual_trick best_bet go_with start_with`)
+	// softLeadRE opens a sentence that proposes without a cue word.
+	softLeadRE = regexp.MustCompile(`^(?:then|so|cleaner|simplest|fix)\b`)
+	// factVerbs make a statement of how things are when they come among
+	// its first words: "X is Y", "the backend has to …".
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only`)
+	// factLeadRE opens a statement of how things are.
+	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
+	// reportRE opens a report of what someone did or saw ("I ran a quick
+	// check with support: …"), which is a fact.
+	reportRE = regexp.MustCompile(`^(?:i|we) (?:just )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested)\b`)
+	// evaluation marks a user's verdict that makes a statement a choice.
+	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
+	// notDecision marks a remark about pasted text being data, not
+	// instructions: neither a proposal nor a concern.
+	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction not_going_to_pretend haven't_approved`)
+)
+
+// assistantProposals returns the proposals of assistant message j, cached.
+func (t *transcript) assistantProposals(j int) []proposal {
+	if j < 0 || j >= len(t.msgs) || t.msgs[j].Role != agent.RoleAssistant {
+		return nil
+	}
+	if t.props == nil {
+		t.props = make([][]proposal, len(t.msgs))
+		t.propsDone = make([]bool, len(t.msgs))
+	}
+	if !t.propsDone[j] {
+		t.props[j] = parseProposals(t, j)
+		t.propsDone[j] = true
+	}
+	return t.props[j]
+}
+
+// parseProposals reads the options, plan items and recommendations of
+// assistant message j.
+func parseProposals(t *transcript, j int) []proposal {
+	ss := t.sents[j]
+	var out []proposal
+	lead := ""          // the prose sentence before the current list
+	optionList := false // the current list offers alternatives
+	offers := false     // the message has introduced alternatives
+	for k := 0; k < len(ss); k++ {
+		s := ss[k]
+		if isInjection(s.lower) || notDecision.match(s.lower) {
+			continue
+		}
+		if !s.bullet {
+			lead = s.lower
+			if s.heading {
+				lead = s.section
+			}
+			optionList = false
+			offers = offers || optionsLead.match(lead)
+			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
+				continue
+			}
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 {
+				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: newTokenSet(s.lower)})
+			}
+			continue
+		}
+		if !s.first {
+			continue
+		}
+		if k == 0 || !ss[k-1].bullet {
+			optionList = optionsLead.match(lead) || strings.Contains(s.section, "option") ||
+				offers && k > 0 && ss[k-1].heading
+		}
+		if s.section != "" && (recapRE.MatchString(s.section) || riskSectionRE.MatchString(s.section)) {
+			continue
+		}
+		// An item runs over its sentences; its first says what it is.
+		first := s.plain
+		if words(first) < 4 && k+1 < len(ss) && ss[k+1].item == s.item && !ss[k+1].first {
+			first += " " + ss[k+1].plain
+		}
+		title, rest := itemTitle(s.raw, first)
+		if isQuestion(strings.ToLower(first)) {
+			continue
+		}
+		p := proposal{msg: j, item: s.item, label: s.label, option: optionList, name: title, body: rest,
+			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
+		if p.name == "" {
+			p.body = first
+		}
+		p.title = newTokenSet(strings.ToLower(title))
+		if p.pathy || len(p.title) == 0 {
+			p.title = newTokenSet(strings.ToLower(firstWords(first, 6)))
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// pathLeadRE is a list item that opens with a path and a colon.
+var pathLeadRE = regexp.MustCompile("^`?[\\w./@-]+`?:\\s+")
+
+// leadParenRE is a parenthetical right after an item's name
+// ("**Entry points** (`importlib.metadata`): …").
+var leadParenRE = regexp.MustCompile(`^\([^()]{0,60}\)`)
+
+// boldTitleRE is a list item that opens with its name in bold.
+var boldTitleRE = regexp.MustCompile(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
+
+// itemTitle splits a list item into its name ("In-process token bucket",
+// "`ratelimit.go`") and what it says about it.
+func itemTitle(raw, plain string) (string, string) {
+	if m := boldTitleRE.FindStringSubmatch(raw); m != nil {
+		title := strings.TrimSpace(emphMarks.Replace(m[1]))
+		title = strings.TrimRight(title, ":.")
+		rest := strings.TrimSpace(strings.TrimPrefix(plain, title))
+		rest = strings.TrimLeft(rest, ":.—–- ")
+		if m := leadParenRE.FindString(rest); m != "" {
+			rest = strings.TrimLeft(rest[len(m):], ":.—–-, ")
+		}
+		return title, rest
+	}
+	if m := pathLeadRE.FindString(plain); m != "" && looksLikeFile(strings.Trim(strings.TrimSpace(m), "`:")) {
+		return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
+	}
+	lc := strings.ToLower(plain)
+	if m := labelLeadRE.FindString(lc); m != "" {
+		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain[:len(m)]), ":"))
+		if looksLikeFile(strings.Trim(head, "`")) || isLabel(head) && words(head) <= 4 {
+			return head, strings.TrimSpace(plain[len(m):])
+		}
+	}
+	if m := listedRE.FindString(plain); m != "" {
+		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(m), "—–-"))
+		if looksLikeFile(strings.Trim(head, "`")) {
+			return head, strings.TrimSpace(plain[len(m):])
+		}
+	}
+	return "", plain
+}
+
+// decisionText turns a sentence into what it proposes: no acknowledgement,
+// "I'd", label or parenthetical, cut to its main clause.
+func decisionText(s string) string {
+	return mainStatement(statement(s))
+}
+
+// mainStatement cuts what statement returned to its main clause when it is
+// long, without a leading "Then" or "So".
+func mainStatement(s string) string {
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "Then "), "then "))
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(s, "So "), "so "))
+	if words(s) <= keepWhole {
+		return s
+	}
+	return mainClause(s)
+}
+
+// keepWhole is how many words a proposal may have and still be kept whole:
+// its asides ("because existing rows need …") usually say what was agreed.
+const keepWhole = 20
+
+// actionable reports whether a proposal's text says what to do rather than
+// how things are or what could go wrong.
+func actionable(text string) bool {
+	lc := strings.ToLower(text)
+	if imperRE.MatchString(lc) {
+		return true
+	}
+	return !isStatement(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+}
+
+// isStatement reports whether lower-cased text states how things are
+// rather than what to do: a verb like "is" or "has" among its first seven
+// words (before any comma), "that means", or a lead like "there's".
+func isStatement(lc string) bool {
+	if factLeadRE.MatchString(lc) || strings.Contains(lc, "that means") {
+		return true
+	}
+	n := 0
+	for w := range strings.FieldsSeq(lc) {
+		if n == 7 {
+			break
+		}
+		n++
+		bare := strings.TrimRight(w, ",;:.")
+		if factVerbs[bare] {
+			return true
+		}
+		if len(bare) < len(w) {
+			break
+		}
+	}
+	return false
+}
+
+// isFact reports whether a user's clause only states how things are
+// ("acme-7 is enterprise"), with no verdict that would make it a choice.
+func isFact(lc string) bool {
+	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	return isStatement(body) && !evaluation.match(body) && !imperRE.MatchString(body) ||
+		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
+}
+
+// optionPicks returns the labels a clause picks by number or letter
+// ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
+// A number counts after "option" or "approach", or when the clause is
+// little else; a number followed by a unit is a quantity ("2 days").
+func optionPicks(lc string, props []proposal) []string {
+	has := map[string]bool{}
+	for _, p := range props {
+		if p.label != "" {
+			has[p.label] = true
+		}
+	}
+	if len(has) == 0 || !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+		return nil
+	}
+	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '!' || r == '&' || r == '+' })
+	bare := true // only labels and filler words
+	for _, w := range ws {
+		w = strings.Trim(w, ".()#:")
+		if w != "" && !pickFill[w] && !pickWords.match(w) && !has[w] {
+			bare = false
+			break
+		}
+	}
+	var out []string
+	for k, w := range ws {
+		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#")
+		l := strings.Trim(w, ".()#:")
+		if !has[l] || len(l) != 1 {
+			continue
+		}
+		letter := l[0] >= 'a' && l[0] <= 'h'
+		paren := strings.HasPrefix(w, "(") && strings.HasSuffix(strings.TrimRight(w, ".:"), ")")
+		switch {
+		case named:
+		case letter && paren:
+		case !letter && bare:
+		default:
+			continue
+		}
+		if k+1 < len(ws) && !named && isQuantity(ws[k+1]) {
+			continue
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// sharesWord reports whether a and b share a content word of four letters
+// or more that says what a thing is ("sweeper", "redis"), not what is done.
+func sharesWord(a, b tokenSet) bool {
+	for w := range a {
+		if _, ok := b[w]; ok && len(w) >= 4 && !genericWords[w] && !imperRE.MatchString(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// echoItem returns the plan item of props (not an option) whose opening
+// words a short clause repeats, or -1 when none or several do.
+func echoItem(lc string, props []proposal) int {
+	want := newTokenSet(lc)
+	best, bestN, tie := -1, 0, false
+	for k, p := range props {
+		if p.option || p.item < 0 {
+			continue
+		}
+		n := 0
+		for w := range p.title {
+			if len(w) >= 3 && !genericWords[w] && echoes(want, w) {
+				n++
+			}
+		}
+		switch {
+		case n > bestN:
+			best, bestN, tie = k, n, false
+		case n == bestN && n > 0:
+			tie = true
+		}
+	}
+	if tie {
+		return -1
+	}
+	return best
+}
+
+// enoughSaid reports whether a decision the user worded says enough to
+// stand: three content words, two after a verb or a "no" ("use server
+// versions", "no global retries"), or one in a clear choice ("let's go with
+// HS256", "in-process is fine").
+func enoughSaid(content, lc string) bool {
+	n := len(tokens(strings.ToLower(content)))
+	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	switch {
+	case n >= 3:
+		return true
+	case n == 2 && (imperRE.MatchString(body) || strings.HasPrefix(body, "no ")):
+		return true
+	}
+	return n >= 1 && strongShortRE.MatchString(lc)
+}
+
+// asksFact reports whether assistant message j ends by asking how things
+// are (without offering alternatives) rather than what to do.
+func asksFact(t *transcript, j int) bool {
+	if j < 0 {
+		return false
+	}
+	ss := t.sents[j]
+	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
+		if isQuestion(ss[k].lower) {
+			q := ss[k].lower
+			return factQuestionRE.MatchString(q) && !strings.Contains(q, " or ") && !strings.HasPrefix(q, "do you want") && !strings.HasPrefix(q, "should")
+		}
+	}
+	return false
+}
+
+// isQuantity reports whether the text after a bare number makes it a
+// quantity ("2 days", "3x") rather than an option's number ("2 and 3").
+func isQuantity(after string) bool {
+	after = strings.TrimLeft(after, " ")
+	if after == "" || !unicode.IsLetter(rune(after[0])) && after[0] != '%' && after[0] != '.' {
+		return false
+	}
+	w, _, _ := strings.Cut(after, " ")
+	w = strings.TrimRight(w, ",.!")
+	return !pickFill[w]
+}
+
+// pickFill are the words that may follow an option's number.
+var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both`)
+
+// echoPick returns the option of props whose name a short clause repeats
+// ("nuke", "dedup table then"), or -1.
+func echoPick(t *transcript, lc string, props []proposal) int {
+	if words(lc) > 14 {
+		return -1
+	}
+	want := newTokenSet(lc)
+	best, bestN := -1, 0
+	for k, p := range props {
+		if !p.option || len(p.title) == 0 {
+			continue
+		}
+		n := 0
+		for w := range p.title {
+			if len(w) < 3 || !echoes(want, w) {
+				continue
+			}
+			// A word every option's name has ("cache") does not pick one.
+			shared := false
+			for k2, o := range props {
+				if k2 != k && o.option && o.msg == p.msg {
+					if _, ok := o.title[w]; ok {
+						shared = true
+					}
+				}
+			}
+			if !shared {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = k, n
+		}
+	}
+	// In a longer clause one shared word is chance, not an echo.
+	if bestN*3 < len(want) {
+		return -1
+	}
+	return best
+}
+
+// echoes reports whether set has word w, alike up to hyphens ("subpaths"
+// for "sub-path") or sharing its first five letters ("virtualize" for
+// "virtualization").
+func echoes(set tokenSet, w string) bool {
+	if _, ok := set[w]; ok {
+		return true
+	}
+	bare := w
+	if strings.Contains(w, "-") {
+		bare = strings.ReplaceAll(w, "-", "")
+	}
+	for v := range set {
+		if strings.Contains(v, "-") {
+			v = strings.ReplaceAll(v, "-", "")
+		}
+		if v == bare || len(v) >= 5 && len(bare) >= 5 && v[:5] == bare[:5] {
+			return true
+		}
+	}
+	return false
+}
+
+// earlierPick returns the option of an earlier assistant message (one of
+// the three before prev) that a short clause picks by number or name, as a
+// candidate that replaces other picks from the same list; nil if none, or
+// if props, the proposals of prev, offer options of their own.
+func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
+	if words(lc) > 3 {
+		return nil
+	}
+	for _, p := range props {
+		if p.option {
+			return nil // prev offers its own options: a pick is from those
+		}
+	}
+	seen := 0
+	for j := prev - 1; j >= 0 && seen < 3; j-- {
+		if t.msgs[j].Role != agent.RoleAssistant {
+			continue
+		}
+		seen++
+		props := t.assistantProposals(j)
+		k := -1
+		if labels := optionPicks(lc, props); len(labels) > 0 && (strings.Contains(lc, "option") || strings.Contains(lc, "approach")) {
+			for n, p := range props {
+				if p.label == labels[0] && p.option {
+					k = n
+					break
+				}
+			}
+		}
+		if k < 0 {
+			k = echoPick(t, lc, props)
+		}
+		if k < 0 {
+			continue
+		}
+		p := &props[k]
+		text := p.decision()
+		if text == "" {
+			return nil
+		}
+		d := &candidate{msg: i, group: j, subject: p.set}
+		d.Content = text
+		d.Confidence = 0.75
+		d.Sources = []int{j, i}
+		return d
+	}
+	return nil
+}
+
+// isPureAcceptance reports whether a clause says yes and nothing more.
+func isPureAcceptance(lc string) bool {
+	lc = strings.TrimSpace(strings.TrimRight(lc, ".!"))
+	if acceptRE.MatchString(lc) {
+		return true
+	}
+	if words(lc) <= 6 && acceptCuesAny.match(lc) {
+		rest := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+		rest = strings.TrimSpace(trailRE.ReplaceAllString(rest, ""))
+		return len(tokens(rest)) == 0 || acceptRE.MatchString(rest)
+	}
+	return false
+}
+
+// rejection is a proposal turned down in message msg.
+type rejection struct {
+	msg int
+	set tokenSet
+}
+
+// findDecisions reads the dialogue: what each user message accepts,
+// rejects and reverses of the proposals before it, and what it decides in
+// its own words.
+func findDecisions(t *transcript) []agent.ExtractedDecision {
+	var cands []*candidate
+	var rejections []rejection
+	for i, m := range t.msgs {
+		if m.Role != agent.RoleUser {
+			if len(cands) > 0 {
+				cands = append(cands, recapDecisions(t, i)...)
+			}
+			continue
+		}
+		prev := previousAssistant(t, i)
+		props := t.assistantProposals(prev)
+		factual := asksFact(t, prev)
+		picked := make([]float64, len(props)) // confidence of a pick, 0: none
+		turnedDown := make([]bool, len(props))
+		general := false
+		reversal := false
+		var against []tokenSet
+		for _, s := range t.sents[i] {
+			for _, c := range userClauses(s.plain) {
+				lc := strings.ToLower(c)
+				if isInjection(lc) {
+					continue
+				}
+				if reversalCues.match(lc) {
+					reversal = true
+					against = append(against, newTokenSet(lc))
+				}
+				if isQuestion(lc) {
+					continue
+				}
+				// "no Redis" turns down what was offered; "ok, but skip the
+				// sweeper" accepts the rest. A refusal of nothing on offer
+				// after a yes ("ok, no global retries") is a decision.
+				body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+				if isRejection(lc) || body != lc && isRejection(body) {
+					set := newTokenSet(body)
+					hit := false
+					for k, p := range props {
+						if sharesWord(p.title, set) || sharesWord(p.set, set) && p.option {
+							turnedDown[k] = true
+							hit = true
+						}
+					}
+					if hit && body != lc && yesLeadRE.MatchString(lc) {
+						general = true
+					}
+					if hit || isRejection(lc) {
+						against = append(against, set)
+						continue
+					}
+				}
+				labels := optionPicks(lc, props)
+				for _, l := range labels {
+					for k, p := range props {
+						if p.label == l {
+							picked[k] = 0.9
+							break
+						}
+					}
+				}
+				echoed := false
+				if len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {
+					// "lazy load yes": one item of the plan, accepted by name.
+					if k := echoItem(lc, props); k >= 0 {
+						picked[k] = max(picked[k], 0.75)
+						continue
+					}
+				}
+				if len(labels) == 0 {
+					if k := echoPick(t, lc, props); k >= 0 {
+						picked[k] = max(picked[k], 0.8)
+						echoed = true
+					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
+						cands = append(cands, d) // "replica then": an option offered before
+						echoed = true
+					}
+				}
+				if isPureAcceptance(lc) {
+					general = true
+					continue
+				}
+				if len(labels) > 0 || echoed && words(lc) <= 5 {
+					continue
+				}
+				if isFact(lc) || factual && answerLeadRE.MatchString(lc) && !explicitChoiceRE.MatchString(lc) {
+					continue // "yes, split deliveries happen" answers how things are
+				}
+				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) {
+					cands = append(cands, d)
+				}
+			}
+		}
+		anyPick := false
+		for _, p := range picked {
+			anyPick = anyPick || p > 0
+		}
+		for k, p := range props {
+			conf := picked[k]
+			switch {
+			case turnedDown[k] && conf == 0:
+				rejections = append(rejections, rejection{msg: i, set: p.set})
+				continue
+			case conf == 0 && p.option && anyPick && props[pickedList(props, picked)].msg == p.msg:
+				rejections = append(rejections, rejection{msg: i, set: p.set})
+				continue
+			case conf == 0 && general && !p.option:
+				conf = 0.7
+			}
+			if conf == 0 {
+				continue
+			}
+			text := props[k].decision()
+			if text == "" {
+				continue
+			}
+			d := &candidate{msg: i, group: -1, subject: p.set}
+			if p.option {
+				d.group = prev
+			}
+			d.Content = text
+			d.Confidence = conf
+			d.Sources = []int{prev, i}
+			cands = append(cands, d)
+		}
+		if userAgreed(t, i, cands) || general || anyPick {
+			if d := confirmation(t, i); d != nil {
+				cands = adoptConfirmation(cands, d, i)
+			}
+		}
+		if !reversal {
+			continue
+		}
+		// A reversal replaces earlier choices on the same subject: earlier
+		// decisions sharing distinctive words with what this message takes
+		// back.
+		for _, c := range cands {
+			if c.msg >= i || c.removed {
+				continue
+			}
+			for _, a := range against {
+				if sharesDistinctive(c.subject, a, t) {
+					c.removed = true
+				}
+			}
+		}
+	}
+	// A later choice from the same option list replaces an earlier one.
+	for j, c := range cands {
+		for _, later := range cands[j+1:] {
+			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
+				c.removed = true
+			}
+		}
+	}
+	// A rejected option is never a decision, unless chosen again later.
+	for _, c := range cands {
+		set := newTokenSet(strings.ToLower(c.Content))
+		for _, r := range rejections {
+			if c.msg <= r.msg && similarity(set, r.set) >= 0.6 {
+				c.removed = true
+			}
+		}
+	}
+	var out []agent.ExtractedDecision
+	var sets []tokenSet
+	for _, c := range cands {
+		if c.removed {
+			continue
+		}
+		set := newTokenSet(strings.ToLower(c.Content))
+		dup := false
+		for k, s := range sets {
+			if similarity(set, s) >= 0.6 {
+				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
+				out[k].Confidence = max(out[k].Confidence, c.Confidence)
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, c.ExtractedDecision)
+			sets = append(sets, set)
+		}
+	}
+	return out
+}
+
+// pickedList returns the index of a picked proposal.
+func pickedList(props []proposal, picked []float64) int {
+	for k := range props {
+		if picked[k] > 0 {
+			return k
+		}
+	}
+	return 0
+}
