@@ -153,6 +153,13 @@ func lastWord(s string) string {
 }
 
 // stopWords are words too common to say what a sentence is about.
+//
+// The extractor keeps its own word rules apart from agent's tokenizer
+// (agent.Terms, used by memory capture and search) on purpose: it compares
+// sentences with each other, so it reads file paths as one token
+// ("src/auth/jwt.go"), folds -ing/-ed/-ly as well as plurals, and works on
+// bytes to stay within its time budget (50 messages in well under 5 ms).
+// Memory search needs neither and must agree with the full-text index.
 var stopWords = wordSet(`a an the to of in on for and or with by at from as is are be been was were
 		we our us i you it its this that these those will would should could can use using used let lets let's
 		go going ok okay yes so then just also into via all any each per do does did not no but if when which
