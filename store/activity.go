@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -88,6 +89,9 @@ func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]
 // LinkPlanReviewComments records which review comments a plan was asked to
 // address ("Plan again with review comments").
 func (db *DB) LinkPlanReviewComments(ctx context.Context, planID string, commentIDs []string) error {
+	if len(commentIDs) == 0 {
+		return nil
+	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range commentIDs {
 			if _, err := tx.ExecContext(ctx,
@@ -124,5 +128,6 @@ func (db *DB) FindPlanReviewComments(ctx context.Context, planID string) ([]*Com
 		}
 		out = append(out, c)
 	}
+	slices.SortFunc(out, func(a, b *Comment) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return out, nil
 }

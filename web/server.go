@@ -60,6 +60,9 @@ type Config struct {
 	// page follows it, so that the page that started it can load and
 	// connect. Zero means ten seconds.
 	JobConnectGrace time.Duration
+	// ShareRate limits share-link requests per client (per second, with a
+	// burst of five times that). Zero means 10/s.
+	ShareRate float64
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -78,6 +81,8 @@ type Server struct {
 	judge     agent.Judge
 	// jobs runs replies, extractions and plans.
 	jobs *jobRunner
+	// live tells a handoff's open pages that it changed.
+	live *liveHub
 	// background tracks detached work (memory capture) for Shutdown.
 	background   sync.WaitGroup
 	memoryBudget int
@@ -100,6 +105,9 @@ func New(cfg Config) *Server {
 	if cfg.JobConnectGrace == 0 {
 		cfg.JobConnectGrace = defaultJobConnectGrace
 	}
+	if cfg.ShareRate == 0 {
+		cfg.ShareRate = 10
+	}
 	if cfg.Judge == nil {
 		cfg.Judge = agent.RuleJudge
 	}
@@ -115,6 +123,7 @@ func New(cfg Config) *Server {
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
 		version:      cfg.Version,
 		jobs:         newJobRunner(cfg.Logger, cfg.JobGrace, cfg.JobConnectGrace),
+		live:         newLiveHub(),
 		memoryBudget: cfg.MemoryBudget,
 		started:      time.Now(),
 	}
@@ -174,7 +183,7 @@ func New(cfg Config) *Server {
 		// token cookie), is refused outright. Browsers without Fetch
 		// Metadata fall back to the token.
 		AllowSecFetchSiteFunc: func(echo.Context) (bool, error) { return false, errCSRF },
-	}), withViewState)
+	}), withViewState, s.withReviewPanel, s.announceChanges)
 	b.GET("/", s.handleHome)
 	b.POST("/threads", s.handleThreadCreate)
 	b.GET("/t/:id", s.handleThreadShow)
@@ -194,6 +203,7 @@ func New(cfg Config) *Server {
 	b.GET("/p/:id/plan.md", s.handlePlanDownload)
 	b.POST("/p/:id/cancel", s.handlePlanCancel)
 	b.POST("/p/:id/rerun", s.handlePlanRerun, modelLimit)
+	b.POST("/p/:id/replan", s.handlePlanReplan, modelLimit)
 	b.GET("/memory", s.handleMemory)
 	b.GET("/decisions/adr.zip", s.handleADRZip)
 	b.GET("/decisions/:id", s.handleDecisionShow)
@@ -201,6 +211,7 @@ func New(cfg Config) *Server {
 	b.POST("/decisions/:id/supersede", s.handleDecisionSupersede)
 	b.POST("/decisions/:id/reactivate", s.handleDecisionReactivate)
 	b.GET("/files/*", s.handleFileShow)
+	s.reviewRoutes(b)
 	b.POST("/h/:id/:kind", s.handleItemCreate)
 	b.GET("/h/:id/:kind/:item", s.handleItemShow)
 	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
@@ -209,7 +220,7 @@ func New(cfg Config) *Server {
 
 	// JSON API: for scripts and agents. No cookies are involved, so no
 	// CSRF token; requireJSON refuses what a cross-site form could send.
-	api := e.Group("/api/v1", requireJSON)
+	api := e.Group("/api/v1", requireJSON, s.announceChanges)
 	api.GET("/threads", s.handleAPIThreadList)
 	api.POST("/threads", s.handleAPIThreadCreate)
 	api.GET("/threads/:id", s.handleAPIThreadShow)
@@ -230,6 +241,8 @@ func New(cfg Config) *Server {
 	api.PATCH("/handoffs/:id/:kind/:item", s.handleAPIItemUpdate)
 	api.DELETE("/handoffs/:id/:kind/:item", s.handleAPIItemDelete)
 	api.GET("/snapshots/:id", s.handleAPISnapshotShow)
+	s.apiReviewRoutes(api)
+	s.shareRoutes(e, cfg.ShareRate)
 	return s
 }
 
@@ -259,6 +272,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 // running ones (a reply is stored as stopped, an extraction and a plan as
 // cancelled) and waits for them to be saved, bounded by ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.live.close()
 	return errors.Join(s.jobs.shutdown(ctx), wait(ctx, &s.background))
 }
 
