@@ -74,7 +74,7 @@ type ThreadView struct {
 	Anchor  store.Anchor
 	Threads []CommentView
 	// Editing is the id of a comment shown in edit mode.
-	Editing string
+	Editing    string
 	CanComment bool
 	Guest      bool
 }

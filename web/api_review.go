@@ -28,7 +28,9 @@ type actorJSON struct {
 	Guest  bool   `json:"guest"`
 }
 
-func newActorJSON(a store.Actor) actorJSON { return actorJSON{UserID: a.UserID, Name: a.Name, Guest: a.Guest} }
+func newActorJSON(a store.Actor) actorJSON {
+	return actorJSON{UserID: a.UserID, Name: a.Name, Guest: a.Guest}
+}
 
 // commentJSON is a comment in the JSON API; a thread's first comment
 // carries its replies and resolved state.
