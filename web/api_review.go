@@ -35,19 +35,19 @@ func newActorJSON(a store.Actor) actorJSON {
 // commentJSON is a comment in the JSON API; a thread's first comment
 // carries its replies and resolved state.
 type commentJSON struct {
-	ID         string         `json:"id"`
-	HandoffID  string         `json:"handoffId"`
-	PlanID     string         `json:"planId,omitempty"`
-	ParentID   string         `json:"parentId,omitempty"`
-	Anchor     anchorJSON     `json:"anchor"`
-	Author     actorJSON      `json:"author"`
-	Body       string         `json:"body"`
-	Resolved   bool           `json:"resolved"`
-	ResolvedAt *time.Time     `json:"resolvedAt,omitempty"`
-	ResolvedBy string         `json:"resolvedBy,omitempty"`
-	CreatedAt  time.Time      `json:"createdAt"`
-	UpdatedAt  time.Time      `json:"updatedAt"`
-	Replies    []*commentJSON `json:"replies,omitempty"`
+	ID         string          `json:"id"`
+	HandoffID  string          `json:"handoffId"`
+	PlanID     string          `json:"planId,omitempty"`
+	ParentID   string          `json:"parentId,omitempty"`
+	Anchor     anchorJSON      `json:"anchor"`
+	Author     actorJSON       `json:"author"`
+	Body       string          `json:"body"`
+	Resolved   bool            `json:"resolved"`
+	ResolvedAt *time.Time      `json:"resolvedAt,omitempty"`
+	ResolvedBy string          `json:"resolvedBy,omitempty"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+	Replies    *[]*commentJSON `json:"replies,omitempty"` // a thread's first comment only
 }
 
 func newCommentJSON(c *store.Comment) *commentJSON {
@@ -59,10 +59,11 @@ func newCommentJSON(c *store.Comment) *commentJSON {
 		out.ResolvedAt = &c.ResolvedAt
 	}
 	if c.ParentID == "" {
-		out.Replies = []*commentJSON{}
-	}
-	for _, r := range c.Replies {
-		out.Replies = append(out.Replies, newCommentJSON(r))
+		replies := make([]*commentJSON, 0, len(c.Replies))
+		for _, r := range c.Replies {
+			replies = append(replies, newCommentJSON(r))
+		}
+		out.Replies = &replies
 	}
 	return out
 }
