@@ -609,3 +609,27 @@ func slugify(s string) string {
 	}
 	return out
 }
+
+// FindItemAnchors returns the anchors of a handoff's decisions, files and
+// risks in the order its pages show them, without loading the items.
+func (db *DB) FindItemAnchors(ctx context.Context, handoffID string) ([]Anchor, error) {
+	rows, err := db.readRows(ctx,
+		`SELECT kind, id FROM (
+		     SELECT 1 AS k, 'decision' AS kind, id, created_at FROM decisions WHERE handoff_id = ?1
+		     UNION ALL SELECT 2, 'file', id, created_at FROM file_refs WHERE handoff_id = ?1
+		     UNION ALL SELECT 3, 'risk', id, created_at FROM risks WHERE handoff_id = ?1)
+		 ORDER BY k, created_at, id`, handoffID)
+	if err != nil {
+		return nil, fmt.Errorf("find items of handoff %s: %w", handoffID, err)
+	}
+	defer rows.Close()
+	var out []Anchor
+	for rows.Next() {
+		var a Anchor
+		if err := rows.Scan(&a.Kind, &a.ID); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

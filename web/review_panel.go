@@ -55,22 +55,18 @@ func (s *Server) countsPanel(ctx context.Context, handoffID, base string) (*view
 // reviewPanel gathers the whole panel of a handoff's member page; plan is
 // set on a plan page.
 func (s *Server) reviewPanel(ctx context.Context, handoffID string, plan *store.Plan) (*views.ReviewPanel, error) {
-	h, err := s.db.FindHandoffByID(ctx, handoffID)
+	p, err := s.countsPanel(ctx, handoffID, "/h/"+handoffID)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.countsPanel(ctx, h.ID, "/h/"+h.ID)
-	if err != nil {
-		return nil, err
-	}
-	p.LiveURL = "/h/" + h.ID + "/live"
+	p.LiveURL = "/h/" + handoffID + "/live"
 	p.StyleURL, p.ScriptURL = s.assets.URL("review.css"), s.assets.URL("live.js")
 	p.CanComment, p.CanReview = can(ctx, actComment), can(ctx, actReview)
 	p.CanRequestReview, p.CanShare = can(ctx, actRequestReview), can(ctx, actShare)
-	if p.Overview, err = s.overview(ctx, h, false); err != nil {
+	if p.Overview, err = s.overview(ctx, handoffID, false); err != nil {
 		return nil, err
 	}
-	if p.Reviewers, err = s.db.FindReviewerStates(ctx, h.ID); err != nil {
+	if p.Reviewers, err = s.db.FindReviewerStates(ctx, handoffID); err != nil {
 		return nil, err
 	}
 	p.ChangesRequested = store.ChangesRequested(p.Reviewers)
@@ -79,11 +75,11 @@ func (s *Server) reviewPanel(ctx context.Context, handoffID string, plan *store.
 			return nil, err
 		}
 	}
-	if p.Activity, err = s.db.FindActivity(ctx, h.ID, 30); err != nil {
+	if p.Activity, err = s.db.FindActivity(ctx, handoffID, 30); err != nil {
 		return nil, err
 	}
 	if p.CanShare {
-		if p.Shares, err = s.db.FindShareLinks(ctx, store.ShareFilter{WorkspaceID: h.WorkspaceID, HandoffID: h.ID}); err != nil {
+		if p.Shares, err = s.db.FindShareLinks(ctx, store.ShareFilter{WorkspaceID: s.workspaceID(ctx), HandoffID: handoffID}); err != nil {
 			return nil, err
 		}
 	}
@@ -97,40 +93,37 @@ func (s *Server) reviewPanel(ctx context.Context, handoffID string, plan *store.
 
 // overview returns the handoff's open threads in document order: the
 // summary, decisions, files and risks in their order, general comments,
-// then the plans' comments by plan and section. shared keeps links on the
-// page (a share page links to no member page).
-func (s *Server) overview(ctx context.Context, h *store.Handoff, shared bool) ([]views.CommentView, error) {
-	threads, err := s.db.FindComments(ctx, store.CommentFilter{HandoffID: h.ID, OpenOnly: true})
+// then the plans' comments by plan (newest first) and section. shared
+// keeps links on the page (a share page links to no member page).
+func (s *Server) overview(ctx context.Context, handoffID string, shared bool) ([]views.CommentView, error) {
+	threads, err := s.db.FindComments(ctx, store.CommentFilter{HandoffID: handoffID, OpenOnly: true})
 	if err != nil || len(threads) == 0 {
 		return nil, err
 	}
 	order := map[string]int{store.Anchor{Kind: store.AnchorSummary}.Key(): 0}
 	n := 1
-	for _, d := range h.Decisions {
-		order[store.Anchor{Kind: store.AnchorDecision, ID: d.ID}.Key()] = n
-		n++
+	items, err := s.db.FindItemAnchors(ctx, handoffID)
+	if err != nil {
+		return nil, err
 	}
-	for _, f := range h.Files {
-		order[store.Anchor{Kind: store.AnchorFile, ID: f.ID}.Key()] = n
-		n++
-	}
-	for _, r := range h.Risks {
-		order[store.Anchor{Kind: store.AnchorRisk, ID: r.ID}.Key()] = n
+	for _, a := range items {
+		order[a.Key()] = n
 		n++
 	}
 	order[store.Anchor{Kind: store.AnchorGeneral}.Key()] = n
 	n++
-	// Plans: newest first, each with its general comments, then sections.
-	plans, err := s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20})
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range plans {
-		order[store.Anchor{Kind: store.AnchorGeneral, ID: p.ID}.Key()] = n
-		n++
-		for _, sec := range store.PlanSections(p.Markdown) {
-			order[store.Anchor{Kind: store.AnchorPlanSection, ID: p.ID, Section: sec.Slug}.Key()] = n
+	if slices.ContainsFunc(threads, func(c *store.Comment) bool { return c.PlanID != "" }) {
+		plans, err := s.db.FindPlans(ctx, store.PlanFilter{HandoffID: handoffID, Limit: 20})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range plans {
+			order[store.Anchor{Kind: store.AnchorGeneral, ID: p.ID}.Key()] = n
 			n++
+			for _, sec := range store.PlanSections(p.Markdown) {
+				order[store.Anchor{Kind: store.AnchorPlanSection, ID: p.ID, Section: sec.Slug}.Key()] = n
+				n++
+			}
 		}
 	}
 	rank := func(c *store.Comment) int {
@@ -142,13 +135,13 @@ func (s *Server) overview(ctx context.Context, h *store.Handoff, shared bool) ([
 	slices.SortStableFunc(threads, func(a, b *store.Comment) int { return rank(a) - rank(b) })
 	out := s.commentViews(ctx, threads, store.Actor{})
 	for i := range out {
-		out[i].Href = anchorHref(out[i].Anchor, h.ID, shared)
+		out[i].Href = anchorHref(out[i].Anchor, shared)
 	}
 	return out, nil
 }
 
 // anchorHref points at what a thread is about.
-func anchorHref(a store.Anchor, handoffID string, shared bool) string {
+func anchorHref(a store.Anchor, shared bool) string {
 	switch a.Kind {
 	case store.AnchorDecision, store.AnchorFile, store.AnchorRisk:
 		return "#item-" + a.ID

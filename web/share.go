@@ -131,7 +131,7 @@ func (s *Server) shareView(ctx context.Context, sh shared) (views.ShareView, *vi
 	p.LiveURL = sh.base + "/live"
 	p.StyleURL, p.ScriptURL = s.assets.URL("review.css"), s.assets.URL("live.js")
 	p.CanComment, p.Guest = sh.link.Mode == store.ShareReview, true
-	if p.Overview, err = s.overview(ctx, sh.handoff, true); err != nil {
+	if p.Overview, err = s.overview(ctx, sh.handoff.ID, true); err != nil {
 		return sv, nil, err
 	}
 	return sv, p, nil
