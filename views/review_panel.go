@@ -38,7 +38,7 @@ type ReviewPanel struct {
 	ChangesRequested bool
 
 	// What the viewer may do.
-	CanComment, CanReview, CanRequestReview, CanShare bool
+	CanComment, CanReview, CanRequestReview, CanShare, CanReplan bool
 	// Plan is what the plan page adds; nil on other pages.
 	Plan *PlanExtrasView
 	// Guest is set on a review link: comments ask for a name.

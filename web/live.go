@@ -120,10 +120,10 @@ func (h *liveHub) state(handoffID string, self uint64) (seq uint64, others []str
 func (h *liveHub) close() { h.once.Do(func() { close(h.closed) }) }
 
 // streamLive follows handoffID for one page over SSE until the client
-// leaves or the server stops: "changed" after every change of the handoff
+// leaves, the server stops, or check (when set) fails after a change: "changed" after every change of the handoff
 // (its data the change count), "viewers" with who else is viewing, as
 // HTML, whenever that changes.
-func (s *Server) streamLive(c echo.Context, handoffID, name string) error {
+func (s *Server) streamLive(c echo.Context, handoffID, name string, check func(context.Context) error) error {
 	ctx := c.Request().Context()
 	sse := startSSE(c)
 	id := s.live.join(handoffID, name)
@@ -132,6 +132,9 @@ func (s *Server) streamLive(c echo.Context, handoffID, name string) error {
 	lastViewers := "\x00"
 	for {
 		seq, others, changed := s.live.state(handoffID, id)
+		if seq != lastSeq && check != nil && check(ctx) != nil {
+			return nil // the link was revoked or expired: the page hears no more
+		}
 		if seq != lastSeq {
 			if err := sse.send("changed", strconv.FormatUint(seq, 10)); err != nil {
 				return nil
@@ -166,11 +169,11 @@ func viewersHTML(ctx context.Context, names []string) string {
 // for its review screen and plan pages.
 func (s *Server) handleLive(c echo.Context) error {
 	ctx := c.Request().Context()
-	h, err := s.db.FindHandoffByID(ctx, c.Param("id"))
+	h, err := s.findHandoff(ctx, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	return s.streamLive(c, h.ID, actor(ctx).Name)
+	return s.streamLive(c, h.ID, actor(ctx).Name, nil)
 }
 
 // announceChanges tells a handoff's open pages that it changed after a

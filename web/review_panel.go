@@ -62,7 +62,7 @@ func (s *Server) reviewPanel(ctx context.Context, handoffID string, plan *store.
 	p.LiveURL = "/h/" + handoffID + "/live"
 	p.StyleURL, p.ScriptURL = s.assets.URL("review.css"), s.assets.URL("live.js")
 	p.CanComment, p.CanReview = can(ctx, actComment), can(ctx, actReview)
-	p.CanRequestReview, p.CanShare = can(ctx, actRequestReview), can(ctx, actShare)
+	p.CanRequestReview, p.CanShare, p.CanReplan = can(ctx, actRequestReview), can(ctx, actShare), can(ctx, actReplan)
 	if p.Overview, err = s.overview(ctx, handoffID, false); err != nil {
 		return nil, err
 	}

@@ -91,8 +91,12 @@ func (s *Server) handleShareShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.db.RecordShareView(ctx, sh.link.ID); err != nil {
-		s.log.Warn("record share view", "err", err)
+	// A page refreshing itself for a live update (static/live.js) is not
+	// another view.
+	if c.Request().Header.Get("X-Live") == "" {
+		if err := s.db.RecordShareView(ctx, sh.link.ID); err != nil {
+			s.log.Warn("record share view", "err", err)
+		}
 	}
 	sv, p, err := s.shareView(ctx, sh)
 	if err != nil {
@@ -144,7 +148,11 @@ func (s *Server) handleShareLive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.streamLive(c, sh.handoff.ID, "Guest")
+	token := c.Param("token")
+	return s.streamLive(c, sh.handoff.ID, "Guest", func(ctx context.Context) error {
+		_, err := s.db.FindShareLinkByToken(ctx, token)
+		return err
+	})
 }
 
 // handleShareThread serves GET /s/:token/comments?kind=&id=&section=.
