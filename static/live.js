@@ -22,11 +22,29 @@
     return el.querySelector(".editing, [data-edit-form]") !== null && el.classList.contains("item");
   }
 
+  // focusKey names the focused element inside el, so that its twin in a
+  // replacement can take the focus back.
+  function focusKey(el) {
+    var a = document.activeElement;
+    if (!a || a === document.body || !el.contains(a)) return null;
+    if (a.id) return "#" + CSS.escape(a.id);
+    var t = a.getAttribute("data-testid");
+    return t ? "[data-testid=\"" + t + "\"]" : null;
+  }
+
+  function restoreFocus(el, key) {
+    if (!key) return;
+    var f = el.matches(key) ? el : el.querySelector(key);
+    if (f) f.focus({ preventScroll: true });
+  }
+
   function swap(old, fresh) {
     if (!old || !fresh || old.isEqualNode(fresh) || busy(old)) return;
+    var key = focusKey(old);
     var copy = document.importNode(fresh, true);
     old.replaceWith(copy);
     if (window.htmx) htmx.process(copy);
+    restoreFocus(copy, key);
   }
 
   // Lists of items: keep the order of the fresh page; an item being
@@ -53,6 +71,12 @@
     var changed = next.length !== old.children.length;
     for (var i = 0; !changed && i < next.length; i++) changed = next[i] !== old.children[i];
     if (!changed) return;
+    var focused = null, key = null;
+    next.forEach(function (el) {
+      if (el.parentNode === old) return;
+      var o = document.getElementById(el.id);
+      if (o && focusKey(o)) { focused = el; key = focusKey(o); }
+    });
     // Open threads stay open: carry the slot's content over.
     next.forEach(function (el) {
       if (el.parentNode === old) return;
@@ -61,8 +85,12 @@
       var slot = o.querySelector(".thread-slot"), nslot = el.querySelector(".thread-slot");
       if (slot && nslot && slot.childNodes.length) nslot.replaceWith(slot);
     });
+    // Moving a node takes the focus away from what it holds: give it back.
+    var active = document.activeElement;
     old.replaceChildren.apply(old, next);
     next.forEach(function (el) { if (window.htmx) htmx.process(el); });
+    if (active && active !== document.body && active.isConnected) active.focus({ preventScroll: true });
+    else if (focused) restoreFocus(focused, key);
   }
 
   // Forms that carry the handoff version keep the one they were built
