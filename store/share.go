@@ -31,9 +31,9 @@ const shareTokenBytes = 24
 // MaxShareLabelLen is the longest label of a share link, in characters.
 const MaxShareLabelLen = 100
 
-// ShareExpiries are the lifetimes a share link may have, by the names the
+// shareExpiries are the lifetimes a share link may have, by the names the
 // pages and the API use.
-var ShareExpiries = map[string]time.Duration{
+var shareExpiries = map[string]time.Duration{
 	"1d":    24 * time.Hour,
 	"7d":    7 * 24 * time.Hour,
 	"30d":   30 * 24 * time.Hour,
@@ -69,7 +69,7 @@ type ShareCreate struct {
 	HandoffID string
 	PlanID    string
 	Mode      ShareMode
-	ExpiresIn string // a key of ShareExpiries
+	ExpiresIn string // a key of shareExpiries
 	Label     string
 	By        Actor
 }
@@ -82,7 +82,7 @@ func (in *ShareCreate) Validate() error {
 	default:
 		return Errorf(EINVALID, "A link's mode is view or review, not %q.", in.Mode)
 	}
-	if _, ok := ShareExpiries[in.ExpiresIn]; !ok {
+	if _, ok := shareExpiries[in.ExpiresIn]; !ok {
 		return Errorf(EINVALID, "A link expires in 1d, 7d, 30d or never, not %q.", in.ExpiresIn)
 	}
 	in.Label = strings.TrimSpace(in.Label)
@@ -120,7 +120,7 @@ func (db *DB) CreateShareLink(ctx context.Context, in ShareCreate) (*ShareLink, 
 	now := db.now()
 	l := &ShareLink{ID: newID(), HandoffID: in.HandoffID, PlanID: in.PlanID, Mode: in.Mode, Label: in.Label,
 		TokenLast4: token[len(token)-4:], CreatedBy: in.By, CreatedAt: now}
-	if d := ShareExpiries[in.ExpiresIn]; d > 0 {
+	if d := shareExpiries[in.ExpiresIn]; d > 0 {
 		l.ExpiresAt = now.Add(d)
 	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
