@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -163,10 +162,9 @@ func checkAgentID(field, s string, required bool) error {
 	return checkLine(field, s, MaxAgentID, required)
 }
 
+// hasControl is unsafeText, and for one-line fields also any line break or tab.
 func hasControl(s string, multiline bool) bool {
-	return strings.ContainsFunc(s, func(r rune) bool {
-		return unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\t' || r == '\r'))
-	})
+	return unsafeText(s) || !multiline && strings.ContainsAny(s, "\n\t")
 }
 
 // BlackboardFilter selects blackboard entries. Types selects any of them

@@ -39,16 +39,25 @@ func planKey(snapshotID string) string { return "plan:" + snapshotID }
 // plan's ID. It emits "step" events (rendered steps) and "delta" events
 // (escaped text) and runs whether or not anyone follows it.
 func (s *Server) startPlan(ctx context.Context, snapshotID string) (j *job, started bool, err error) {
+	return s.startPlanWith(ctx, snapshotID, planOptions{})
+}
+
+// startPlanWith is startPlan with review comments for the agent (see
+// planOptions); the plan's handoff pages hear when it ends.
+func (s *Server) startPlanWith(ctx context.Context, snapshotID string, opts planOptions) (j *job, started bool, err error) {
 	return s.jobs.start(ctx, jobSpec{key: planKey(snapshotID), kind: "plan", orphan: keepOrphan,
 		setup: func(ctx context.Context) (string, error) {
 			plan, err := s.db.CreatePlan(ctx, snapshotID)
 			if err != nil {
 				return "", err
 			}
+			if err := s.db.LinkPlanReviewComments(ctx, plan.ID, opts.commentIDs); err != nil {
+				return "", err
+			}
 			return plan.ID, nil
 		},
 		run: func(ctx context.Context, j *job) error {
-			_, err := s.planner().Run(ctx, j.ref, agent.PlanHooks{
+			plan, err := opts.planner(s.planner()).Run(ctx, j.ref, agent.PlanHooks{
 				OnStep: func(st agent.Step) {
 					// Render even when the run was cancelled: its last steps still show.
 					var buf bytes.Buffer
@@ -62,6 +71,7 @@ func (s *Server) startPlan(ctx context.Context, snapshotID string) (j *job, star
 			if err != nil {
 				s.log.Error("plan run", "plan", j.ref, "err", err)
 			}
+			s.publishPlanDone(plan)
 			return err
 		}})
 }

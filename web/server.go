@@ -62,6 +62,9 @@ type Config struct {
 	JobConnectGrace time.Duration
 	// Auth configures accounts and sign-in sessions.
 	Auth AuthConfig
+	// ShareRate limits share-link requests per client (per second, with a
+	// burst of five times that). Zero means 10/s.
+	ShareRate float64
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -82,6 +85,8 @@ type Server struct {
 	judge     agent.Judge
 	// jobs runs replies, extractions and plans.
 	jobs *jobRunner
+	// live tells a handoff's open pages that it changed.
+	live *liveHub
 	// background tracks detached work (memory capture) for Shutdown.
 	background   sync.WaitGroup
 	memoryBudget int
@@ -104,6 +109,9 @@ func New(cfg Config) *Server {
 	if cfg.JobConnectGrace == 0 {
 		cfg.JobConnectGrace = defaultJobConnectGrace
 	}
+	if cfg.ShareRate == 0 {
+		cfg.ShareRate = 10
+	}
 	if cfg.Judge == nil {
 		cfg.Judge = agent.RuleJudge
 	}
@@ -121,6 +129,7 @@ func New(cfg Config) *Server {
 		auth:         newAuth(cfg.Auth, cfg.SessionKey),
 		version:      cfg.Version,
 		jobs:         newJobRunner(cfg.Logger, cfg.JobGrace, cfg.JobConnectGrace),
+		live:         newLiveHub(),
 		memoryBudget: cfg.MemoryBudget,
 		started:      time.Now(),
 	}
@@ -180,7 +189,7 @@ func New(cfg Config) *Server {
 		// token cookie), is refused outright. Browsers without Fetch
 		// Metadata fall back to the token.
 		AllowSecFetchSiteFunc: func(echo.Context) (bool, error) { return false, errCSRF },
-	}), withViewState)
+	}), withViewState, s.withReviewPanel, s.announceChanges)
 	b.GET("/", s.handleHome)
 	b.POST("/threads", s.handleThreadCreate)
 	b.GET("/t/:id", s.handleThreadShow)
@@ -206,6 +215,7 @@ func New(cfg Config) *Server {
 	b.GET("/p/:id/plan.md", s.handlePlanDownload)
 	b.POST("/p/:id/cancel", s.handlePlanCancel)
 	b.POST("/p/:id/rerun", s.handlePlanRerun, modelLimit)
+	b.POST("/p/:id/replan", s.handlePlanReplan, modelLimit)
 	b.GET("/memory", s.handleMemory)
 	b.GET("/decisions/adr.zip", s.handleADRZip)
 	b.GET("/decisions/:id", s.handleDecisionShow)
@@ -213,6 +223,7 @@ func New(cfg Config) *Server {
 	b.POST("/decisions/:id/supersede", s.handleDecisionSupersede)
 	b.POST("/decisions/:id/reactivate", s.handleDecisionReactivate)
 	b.GET("/files/*", s.handleFileShow)
+	s.reviewRoutes(b)
 	b.POST("/h/:id/:kind", s.handleItemCreate)
 	b.GET("/h/:id/:kind/:item", s.handleItemShow)
 	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
@@ -222,7 +233,7 @@ func New(cfg Config) *Server {
 
 	// JSON API: for scripts and agents. No cookies are involved, so no
 	// CSRF token; requireJSON refuses what a cross-site form could send.
-	api := e.Group("/api/v1", requireJSON)
+	api := e.Group("/api/v1", requireJSON, s.announceChanges)
 	api.GET("/threads", s.handleAPIThreadList)
 	api.POST("/threads", s.handleAPIThreadCreate)
 	api.GET("/threads/:id", s.handleAPIThreadShow)
@@ -262,6 +273,8 @@ func New(cfg Config) *Server {
 	api.POST("/agent-handoffs/:id/acknowledge", s.handleAPIAgentHandoffAcknowledge, requireWrite)
 	api.POST("/agent-handoffs/:id/claim", s.handleAPIAgentHandoffClaim, requireWrite)
 	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", echo.WrapHandler(s.mcpHandler()))
+	s.apiReviewRoutes(api)
+	s.shareRoutes(e, cfg.ShareRate)
 	return s
 }
 
@@ -291,6 +304,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 // running ones (a reply is stored as stopped, an extraction and a plan as
 // cancelled) and waits for them to be saved, bounded by ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.live.close()
 	return errors.Join(s.jobs.shutdown(ctx), wait(ctx, &s.background))
 }
 

@@ -21,6 +21,7 @@ type Store interface {
 	memoryStore
 	accountStore
 	agentStore
+	reviewStore
 }
 
 // threadStore serves brainstorms: threads, messages, replies and pins.
@@ -134,6 +135,30 @@ type agentStore interface {
 	FindInbox(ctx context.Context, workspaceID, agent, scope string, limit int) ([]*store.AgentHandoff, error)
 	FindLatestSnapshot(ctx context.Context, workspaceID, handoffID string) (*store.Snapshot, error)
 	ResolveWorkspace(workspaceID string) string
+}
+
+// reviewStore serves team review: comments, reviews, activity and share links.
+type reviewStore interface {
+	CountComments(ctx context.Context, handoffID string) (map[string]store.CommentCount, error)
+	CreateComment(ctx context.Context, handoffID string, in store.CommentCreate) (*store.Comment, error)
+	CreateReply(ctx context.Context, parentID string, body string, author store.Actor, shareID string) (*store.Comment, error)
+	CreateReview(ctx context.Context, handoffID string, r store.Review) (*store.Review, error)
+	CreateShareLink(ctx context.Context, in store.ShareCreate) (*store.ShareLink, string, error)
+	DeleteComment(ctx context.Context, id string, by store.Actor) (*store.Comment, error)
+	FindActivity(ctx context.Context, handoffID string, limit int) ([]*store.Activity, error)
+	FindCommentByID(ctx context.Context, id string) (*store.Comment, error)
+	FindComments(ctx context.Context, f store.CommentFilter) ([]*store.Comment, error)
+	FindItemAnchors(ctx context.Context, handoffID string) ([]store.Anchor, error)
+	FindReviewerStates(ctx context.Context, handoffID string) ([]*store.ReviewerState, error)
+	FindShareLinkByToken(ctx context.Context, token string) (*store.ShareLink, error)
+	FindShareLinks(ctx context.Context, f store.ShareFilter) ([]*store.ShareLink, error)
+	RecordShareView(ctx context.Context, id string) error
+	RequestReview(ctx context.Context, handoffID string, by store.Actor, reviewers []store.Actor) error
+	ResolveComment(ctx context.Context, id string, resolved bool, by store.Actor) (*store.Comment, error)
+	RevokeShareLink(ctx context.Context, workspaceID, id string) (*store.ShareLink, error)
+	UpdateComment(ctx context.Context, id, body string, by store.Actor) (*store.Comment, error)
+	FindPlanReviewComments(ctx context.Context, planID string) ([]*store.Comment, error)
+	LinkPlanReviewComments(ctx context.Context, planID string, commentIDs []string) error
 }
 
 // The SQLite store is the one in use today.
