@@ -69,3 +69,18 @@ func (db *DB) NoteMirrorFailure(ctx context.Context, handoffID, reason string) e
 	}
 	return nil
 }
+
+// QueueForMirror queues an accepted handoff for the mirror again, as when
+// the mirror's table was lost. One that is queued already stays as it is.
+// Returns ErrNotFound for an unknown handoff.
+func (db *DB) QueueForMirror(ctx context.Context, handoffID string) error {
+	_, err := db.write.ExecContext(ctx,
+		`INSERT INTO mirror_outbox (handoff_id, created_at) VALUES (?, ?) ON CONFLICT (handoff_id) DO NOTHING`,
+		handoffID, formatTime(db.now()))
+	if violationOf(err) == foreignKeyViolation {
+		return fmt.Errorf("thread handoff %s: %w", handoffID, ErrNotFound)
+	} else if err != nil {
+		return fmt.Errorf("queue %s for the mirror: %w", handoffID, err)
+	}
+	return nil
+}
