@@ -22,6 +22,9 @@ type threadJSON struct {
 	UpdatedAt      time.Time      `json:"updatedAt"`
 	MessageCount   *int           `json:"messageCount,omitempty"`
 	Messages       []*messageJSON `json:"messages,omitempty"`
+	// Handoff and LastHandoff are the thread's handoff blocks (GET only).
+	Handoff     *threadHandoffBlockJSON `json:"handoff,omitempty"`
+	LastHandoff *threadHandoffBlockJSON `json:"lastHandoff,omitempty"`
 }
 
 func newThreadJSON(t *store.Thread) *threadJSON {
@@ -115,6 +118,9 @@ func (s *Server) handleAPIThreadShow(c echo.Context) error {
 		return err
 	}
 	out := newThreadJSON(t)
+	if out.Handoff, out.LastHandoff, err = s.threadHandoffBlocks(ctx, t.ID); err != nil {
+		return err
+	}
 	out.Messages = make([]*messageJSON, len(msgs))
 	for i, m := range msgs {
 		out.Messages[i] = newMessageJSON(m)
