@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -47,8 +46,24 @@ type Selection struct {
 	Tokens int
 }
 
-// decisionCue marks a message that settles something.
-var decisionCue = regexp.MustCompile(`(?i)\b(decided|decision|agreed|settled on|let'?s go with|go with|we'?ll use|we will use|we chose|chosen|we'?ll keep|final answer|ship it)\b`)
+// decisionWords and decisionPairs mark a text that settles something:
+// one of the words, or one of the pairs of words in a row (as Words
+// splits them).
+var (
+	decisionWords = map[string]bool{"decided": true, "decision": true, "decisions": true, "agreed": true, "chosen": true, "settled": true}
+	decisionPairs = map[[2]string]bool{{"go", "with"}: true, {"we'll", "use"}: true, {"will", "use"}: true,
+		{"we", "chose"}: true, {"we'll", "keep"}: true, {"ship", "it"}: true, {"final", "answer"}: true}
+)
+
+// settles reports whether text, split into words, settles something.
+func settles(words []string) bool {
+	for i, w := range words {
+		if decisionWords[w] || (i > 0 && decisionPairs[[2]string{words[i-1], w}]) {
+			return true
+		}
+	}
+	return false
+}
 
 // SelectForHandoff picks the messages a handoff summary draws on: of the
 // last HandoffWindow messages of a thread (oldest first, as stored), it
@@ -128,13 +143,14 @@ func handoffScore(m *store.Message, i, n int, goalTerms map[string]bool) float64
 	if m.Pinned {
 		s += 4
 	}
-	if decisionCue.MatchString(m.Content) {
+	words := Words(m.Content)
+	if settles(words) {
 		s += 2.5
 	}
 	if len(goalTerms) > 0 {
 		hits := map[string]bool{}
-		for _, t := range Terms(m.Content) {
-			if goalTerms[t] {
+		for _, w := range words {
+			if t := Stem(w); goalTerms[t] && !stopWords[w] {
 				hits[t] = true
 			}
 		}

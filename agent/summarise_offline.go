@@ -31,16 +31,12 @@ const (
 )
 
 var (
-	// sentenceRE splits text into sentences: up to a full stop, question
-	// or exclamation mark followed by space, or a line end.
-	sentenceRE = regexp.MustCompile(`[^.!?\n]+(?:[.!?]+|$)`)
 	// riskCue marks a sentence that raises a risk.
 	riskCue = regexp.MustCompile(`(?i)\b(risk|risky|concern|danger|careful|could break|might break|could fail|might fail|worr(y|ied)|race|data loss|lose data|regression)\b`)
-	// codeSpanRE finds `code spans`, where paths usually are.
-	codeSpanRE = regexp.MustCompile("`([^`\n]{1,200})`")
-	// pathRE finds bare words that look like paths: folders, then a name
-	// with a common source file extension.
-	pathRE = regexp.MustCompile(`(?:^|[\s(])((?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-]+\.(?:go|sql|md|ts|tsx|js|py|rs|yaml|yml|json|toml|templ|css|html|sh|txt))\b`)
+	// sourceExts are the file extensions that make a bare word a path.
+	sourceExts = map[string]bool{"go": true, "sql": true, "md": true, "ts": true, "tsx": true, "js": true, "py": true,
+		"rs": true, "yaml": true, "yml": true, "json": true, "toml": true, "templ": true, "css": true, "html": true,
+		"sh": true, "txt": true}
 )
 
 // Summarise writes the rule summary of in.
@@ -72,7 +68,7 @@ func (ruleSummariser) Summarise(_ context.Context, in SummaryInput) (*Summary, e
 	}
 	for i := len(msgs) - 1; i >= 0 && len(decisions) < ruleDecisions; i-- {
 		for _, s := range sentences(msgs[i].Content) {
-			if decisionCue.MatchString(s) && fresh(s) {
+			if settles(Words(s)) && fresh(s) {
 				decisions = append(decisions, store.SummaryPoint{Kind: store.PointDecision, Text: s, Sources: []string{msgs[i].ID}})
 				break
 			}
@@ -176,14 +172,30 @@ func sentences(text string) []string {
 			continue
 		}
 		line = strings.TrimLeft(strings.TrimSpace(line), "-*#>0123456789. ")
-		for _, s := range sentenceRE.FindAllString(line, -1) {
-			if s = strings.TrimSpace(s); len(s) > 3 {
-				out = append(out, s)
+		// A sentence ends at a run of . ! ? followed by a space or the end.
+		start := 0
+		for i := 0; i < len(line); i++ {
+			if !isStop(line[i]) {
+				continue
 			}
+			for i+1 < len(line) && isStop(line[i+1]) {
+				i++
+			}
+			if i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t' {
+				if s := strings.TrimSpace(line[start : i+1]); len(s) > 3 {
+					out = append(out, s)
+				}
+				start = i + 1
+			}
+		}
+		if s := strings.TrimSpace(line[start:]); len(s) > 3 {
+			out = append(out, s)
 		}
 	}
 	return out
 }
+
+func isStop(b byte) bool { return b == '.' || b == '!' || b == '?' }
 
 // firstSentence is the first sentence of text, or "".
 func firstSentence(text string) string {
@@ -205,11 +217,25 @@ func pathsIn(text string) []string {
 			out = append(out, p)
 		}
 	}
-	for _, m := range codeSpanRE.FindAllStringSubmatch(text, -1) {
-		try(m[1])
+	// Code spans first: between pairs of backticks on one line.
+	var bare strings.Builder
+	for line := range strings.SplitSeq(text, "\n") {
+		parts := strings.Split(line, "`")
+		for i, p := range parts {
+			if i%2 == 1 && i < len(parts)-1 {
+				try(p)
+			} else {
+				bare.WriteString(p)
+				bare.WriteByte(' ')
+			}
+		}
 	}
-	for _, m := range pathRE.FindAllStringSubmatch(codeSpanRE.ReplaceAllString(text, " "), -1) {
-		try(m[1])
+	// Then bare words with a source file extension.
+	for _, w := range strings.Fields(bare.String()) {
+		w = strings.TrimRight(strings.TrimLeft(w, "(\"'"), ").,;:!?\"'")
+		if dot := strings.LastIndexByte(w, '.'); dot > 0 && sourceExts[w[dot+1:]] {
+			try(w)
+		}
 	}
 	return out
 }
