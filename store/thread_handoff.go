@@ -126,7 +126,7 @@ func (db *DB) AcceptThreadHandoff(ctx context.Context, in ThreadHandoffAccept) (
 	}
 	now := db.now()
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		existing, err := findThreadHandoff(ctx, tx, `h.id = ?`, in.ID)
+		existing, err := scanThreadHandoff(tx.QueryRowContext(ctx, threadHandoffByID, in.ID))
 		switch {
 		case err == nil:
 			if existing.ParentThreadID != in.ParentThreadID {
@@ -134,7 +134,7 @@ func (db *DB) AcceptThreadHandoff(ctx context.Context, in ThreadHandoffAccept) (
 			}
 			h = existing
 			return nil
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
 		var workspace string
@@ -209,49 +209,44 @@ func scanThreadHandoff(s scanner, extra ...any) (*ThreadHandoff, error) {
 	return &h, nil
 }
 
-// queryer is what both *sql.DB and *sql.Tx offer for reads.
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+// Queries of one thread handoff: by its ID, by its child, the newest of a
+// parent. The thread page runs the last two, so they go through the
+// prepared-statement cache (readRow).
+const (
+	threadHandoffByID     = `SELECT ` + threadHandoffColumns + ` FROM thread_handoffs h WHERE h.id = ?`
+	threadHandoffByChild  = `SELECT ` + threadHandoffColumns + ` FROM thread_handoffs h WHERE h.child_thread_id = ?`
+	threadHandoffByParent = `SELECT ` + threadHandoffColumns + ` FROM thread_handoffs h WHERE h.parent_thread_id = ?
+		ORDER BY h.created_at DESC, h.id DESC LIMIT 1`
+)
 
-// findThreadHandoff returns the newest handoff matching where, or ErrNotFound.
-func findThreadHandoff(ctx context.Context, q queryer, where string, args ...any) (*ThreadHandoff, error) {
-	h, err := scanThreadHandoff(q.QueryRowContext(ctx,
-		`SELECT `+threadHandoffColumns+` FROM thread_handoffs h WHERE `+where+
-			` ORDER BY h.created_at DESC, h.id DESC LIMIT 1`, args...))
+// foundThreadHandoff turns sql.ErrNoRows into ErrNotFound, with context.
+func foundThreadHandoff(h *ThreadHandoff, err error, format string, arg string) (*ThreadHandoff, error) {
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("thread handoff: %w", ErrNotFound)
+		return nil, fmt.Errorf(format+": %w", arg, ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf(format+": %w", arg, err)
 	}
-	return h, err
+	return h, nil
 }
 
 // FindThreadHandoffByID returns an accepted thread handoff, or ErrNotFound.
 func (db *DB) FindThreadHandoffByID(ctx context.Context, id string) (*ThreadHandoff, error) {
-	h, err := findThreadHandoff(ctx, db.read, `h.id = ?`, id)
-	if err != nil {
-		return nil, fmt.Errorf("find thread handoff %s: %w", id, err)
-	}
-	return h, nil
+	h, err := scanThreadHandoff(db.readRow(ctx, threadHandoffByID, id))
+	return foundThreadHandoff(h, err, "thread handoff %s", id)
 }
 
 // FindThreadHandoffByChild returns the handoff a thread was started by, or
 // ErrNotFound if it was not started by one.
 func (db *DB) FindThreadHandoffByChild(ctx context.Context, childThreadID string) (*ThreadHandoff, error) {
-	h, err := findThreadHandoff(ctx, db.read, `h.child_thread_id = ?`, childThreadID)
-	if err != nil {
-		return nil, fmt.Errorf("find handoff into thread %s: %w", childThreadID, err)
-	}
-	return h, nil
+	h, err := scanThreadHandoff(db.readRow(ctx, threadHandoffByChild, childThreadID))
+	return foundThreadHandoff(h, err, "handoff into thread %s", childThreadID)
 }
 
 // FindLastThreadHandoff returns the latest handoff out of a thread, or
 // ErrNotFound if it was never handed off.
 func (db *DB) FindLastThreadHandoff(ctx context.Context, parentThreadID string) (*ThreadHandoff, error) {
-	h, err := findThreadHandoff(ctx, db.read, `h.parent_thread_id = ?`, parentThreadID)
-	if err != nil {
-		return nil, fmt.Errorf("find last handoff of thread %s: %w", parentThreadID, err)
-	}
-	return h, nil
+	h, err := scanThreadHandoff(db.readRow(ctx, threadHandoffByParent, parentThreadID))
+	return foundThreadHandoff(h, err, "last handoff of thread %s", parentThreadID)
 }
 
 // answeredByReply is the condition, on a thread_handoffs row h, that its

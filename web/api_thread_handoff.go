@@ -134,7 +134,7 @@ func (s *Server) handleAPIThreadHandoffAccept(c echo.Context) error {
 			return err
 		}
 	}
-	h, created, err := s.acceptThreadHandoff(ctx, c.Param("id"), in.Title, in.SummaryMD)
+	h, created, err := s.acceptThreadHandoff(ctx, "", c.Param("id"), in.Title, in.SummaryMD)
 	if err != nil {
 		return err
 	}

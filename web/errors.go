@@ -27,6 +27,7 @@ const (
 	eNotUserMessage       = "not_user_message"       // a reply asked for a message that is not the user's
 	eCancelled            = "cancelled"              // the run was cancelled before it finished
 	eExtractionFailed     = "extraction_failed"      // the model's extraction failed
+	eSummaryFailed        = "summary_failed"         // the model's thread-handoff summary failed
 )
 
 // errorStatuses maps each error code to its HTTP status: the one table for
@@ -47,6 +48,7 @@ var errorStatuses = map[string]int{
 	eNotUserMessage:       http.StatusUnprocessableEntity,
 	eCancelled:            http.StatusConflict,
 	eExtractionFailed:     http.StatusBadGateway,
+	eSummaryFailed:        http.StatusBadGateway,
 }
 
 // httpErrorCode gives the code of an *echo.HTTPError (a route not found, a

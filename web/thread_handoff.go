@@ -196,20 +196,27 @@ func (s *Server) summariseThread(ctx context.Context, j *job, t *store.Thread, m
 		summary: sum, md: md, cut: cut, created: time.Now()}
 	s.drafts.put(d)
 	if apply {
-		if _, _, err := s.acceptThreadHandoff(context.WithoutCancel(ctx), id, nil, nil); err != nil {
+		if _, _, err := s.acceptThreadHandoff(context.WithoutCancel(ctx), t.ID, id, nil, nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// acceptThreadHandoff accepts the preview id, with the person's title and
-// summary when given, and returns the stored handoff; created is false
-// when it had been accepted already (a double click, a second tab), which
-// returns the same child. Accepting a declined or unknown preview is an
-// error that changes nothing.
-func (s *Server) acceptThreadHandoff(ctx context.Context, id string, title, summaryMD *string) (*store.ThreadHandoff, bool, error) {
+// errOtherThread refuses a handoff asked for under another thread's URL.
+var errOtherThread = store.Errorf(store.ENOTFOUND, "This handoff belongs to another thread. Open it from its own thread.")
+
+// acceptThreadHandoff accepts the preview id of thread threadID ("" for
+// whichever thread it is of), with the person's title and summary when
+// given, and returns the stored handoff; created is false when it had been
+// accepted already (a double click, a second tab), which returns the same
+// child. Accepting a declined or unknown preview is an error that changes
+// nothing.
+func (s *Server) acceptThreadHandoff(ctx context.Context, threadID, id string, title, summaryMD *string) (*store.ThreadHandoff, bool, error) {
 	if h, err := s.db.FindThreadHandoffByID(ctx, id); err == nil {
+		if threadID != "" && h.ParentThreadID != threadID {
+			return nil, false, errOtherThread
+		}
 		return h, false, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, false, err
@@ -217,6 +224,9 @@ func (s *Server) acceptThreadHandoff(ctx context.Context, id string, title, summ
 	d, err := s.drafts.get(id)
 	if err != nil {
 		return nil, false, err
+	}
+	if threadID != "" && d.threadID != threadID {
+		return nil, false, errOtherThread
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -249,11 +259,15 @@ func (s *Server) acceptThreadHandoff(ctx context.Context, id string, title, summ
 	return h, created, nil
 }
 
-// declineThreadHandoff declines the preview id: it writes nothing and the
-// preview can no longer be accepted. Declining an accepted handoff is an
-// error; declining twice is not.
-func (s *Server) declineThreadHandoff(ctx context.Context, id string) error {
+// declineThreadHandoff declines the preview id of thread threadID ("" for
+// whichever thread it is of): it writes nothing and the preview can no
+// longer be accepted. Declining an accepted handoff is an error; declining
+// twice is not.
+func (s *Server) declineThreadHandoff(ctx context.Context, threadID, id string) error {
 	if h, err := s.db.FindThreadHandoffByID(ctx, id); err == nil {
+		if threadID != "" && h.ParentThreadID != threadID {
+			return errOtherThread
+		}
 		return store.Errorf(store.ECONFLICT, "This handoff was accepted already; it continues in thread %s.", h.ChildThreadID)
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -261,6 +275,9 @@ func (s *Server) declineThreadHandoff(ctx context.Context, id string) error {
 	d, err := s.drafts.get(id)
 	if err != nil {
 		return err
+	}
+	if threadID != "" && d.threadID != threadID {
+		return errOtherThread
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -285,7 +302,7 @@ func (s *Server) stopOrDecline(ctx context.Context, threadID, id string) error {
 			return nil
 		}
 	}
-	return s.declineThreadHandoff(ctx, id)
+	return s.declineThreadHandoff(ctx, threadID, id)
 }
 
 // threadHandoffJobError turns how a handoff job failed into what people read.
@@ -298,7 +315,7 @@ func (s *Server) threadHandoffJobError(err error) error {
 	case store.ErrorCode(err) != store.EINTERNAL:
 		return err
 	}
-	return &store.Error{Code: eExtractionFailed, Message: "The summary could not be written: " + modelFailure(s.provider, err)}
+	return &store.Error{Code: eSummaryFailed, Message: "The summary could not be written. " + modelFailure(s.provider, err)}
 }
 
 // pendingThreadSummary returns the handoff whose summary the next reply
@@ -507,12 +524,9 @@ func (s *Server) handleThreadHandoffAccept(c echo.Context) error {
 	if v, ok := formValue(c, "summary_md"); ok {
 		md = &v
 	}
-	h, _, err := s.acceptThreadHandoff(ctx, c.Param("hid"), title, md)
+	h, _, err := s.acceptThreadHandoff(ctx, c.Param("id"), c.Param("hid"), title, md)
 	if err != nil {
 		return err
-	}
-	if h.ParentThreadID != c.Param("id") {
-		return store.Errorf(store.ENOTFOUND, "This handoff belongs to another thread.")
 	}
 	if isHTMX(c) {
 		return s.render(c, http.StatusOK, views.ThreadHandoffPanel(views.ThreadHandoffPreview{

@@ -459,3 +459,24 @@ func (stubMirror) Kick() {}
 func (stubMirror) Status(context.Context) mirror.Status {
 	return mirror.Status{Status: mirror.StatusDegraded, Pending: 3, LastError: "connection refused"}
 }
+
+func TestThreadHandoffUnderAnotherThreadsURL(t *testing.T) {
+	app := newApp(t, offline.New())
+	parent := seedThread(t, app, "Caching", 2)
+	other := seedThread(t, app, "Other", 1)
+	p := app.previewHandoff(parent, `{}`)
+	before := rowCounts(t, app)
+	for _, action := range []string{"accept", "decline"} {
+		res, body := app.postForm("/t/"+other+"/handoffs/"+p.ID+"/"+action, url.Values{}, htmxSameOrigin)
+		if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "another thread") {
+			t.Fatalf("%s under another thread: Status=%d body %s; want 404", action, res.StatusCode, body)
+		}
+	}
+	if diff := cmp.Diff(before, rowCounts(t, app)); diff != "" {
+		t.Fatalf("a refused accept changed the database:\n%s", diff)
+	}
+	// The preview is still there for its own thread.
+	if res, body := app.postForm("/t/"+parent+"/handoffs/"+p.ID+"/accept", url.Values{}, htmxSameOrigin); res.StatusCode != http.StatusOK || !strings.Contains(body, "data-redirect") {
+		t.Fatalf("accept: Status=%d body %s", res.StatusCode, body)
+	}
+}
