@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -478,5 +480,55 @@ func TestThreadHandoffUnderAnotherThreadsURL(t *testing.T) {
 	// The preview is still there for its own thread.
 	if res, body := app.postForm("/t/"+parent+"/handoffs/"+p.ID+"/accept", url.Values{}, htmxSameOrigin); res.StatusCode != http.StatusOK || !strings.Contains(body, "data-redirect") {
 		t.Fatalf("accept: Status=%d body %s", res.StatusCode, body)
+	}
+}
+
+// TestThreadHandoffCancel starts a handoff from the page with a model that
+// never answers, follows its progress, cancels it, and checks that the
+// panel says so and nothing was written.
+func TestThreadHandoffCancel(t *testing.T) {
+	model := &fakeModel{Block: true}
+	app := newApp(t, model)
+	parent := seedThread(t, app, "Caching", 3)
+	before := rowCounts(t, app)
+
+	res, body := app.postForm("/t/"+parent+"/handoff", url.Values{"goal": {"eviction"}}, htmxSameOrigin)
+	if res.StatusCode != http.StatusAccepted || res.Header.Get("HX-Retarget") != "#handoff-slot" {
+		t.Fatalf("start: Status=%d retarget %q; body %s", res.StatusCode, res.Header.Get("HX-Retarget"), body)
+	}
+	events := attr(findOne(t, parseHTML(t, body), "section", "data-testid", "handoff-running"), "sse-connect")
+	req := app.newRequest(http.MethodGet, events, nil, http.Header{"Accept": {"text/event-stream"}, "Accept-Encoding": {"gzip"}, "Sec-Fetch-Site": {"same-origin"}})
+	sres, err := app.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sres.Body.Close()
+	stream := &sseStream{Res: sres, r: bufio.NewReader(sres.Body)}
+	for first := true; ; first = false {
+		ev, err := stream.next()
+		if err != nil {
+			t.Fatalf("stream ended before the progress: %v", err)
+		}
+		if first && ev.Event != "progress" {
+			t.Fatalf("first event %+v, want progress", ev)
+		}
+		if strings.HasPrefix(ev.Data, "Summarising") {
+			break
+		}
+	}
+	for model.Calls() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancelURL := strings.TrimSuffix(events, "/events") + "/cancel"
+	if res, _ := app.postForm(cancelURL, url.Values{}, htmxSameOrigin); res.StatusCode != http.StatusNoContent {
+		t.Fatalf("cancel: Status=%d", res.StatusCode)
+	}
+	rest := stream.all(t)
+	done := rest[len(rest)-1]
+	if done.Event != "done" || !strings.Contains(done.Data, "cancelled") || !strings.Contains(done.Data, `data-testid="handoff-error"`) {
+		t.Fatalf("last event %+v, want done with the cancel message", done)
+	}
+	if diff := cmp.Diff(before, rowCounts(t, app)); diff != "" {
+		t.Fatalf("a cancelled handoff changed the database:\n%s", diff)
 	}
 }
