@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -261,5 +262,23 @@ func TestFindPendingThreadSummaryCleansUpAfterACrash(t *testing.T) {
 	}
 	if got, _ := db.FindThreadHandoffByID(ctx, h.ID); got.CleanupRequired || got.LastCleanupAt.IsZero() {
 		t.Fatalf("block not cleared on the way: %+v", got)
+	}
+}
+
+func TestAcceptedThreadHandoffCountsTowardTheBudget(t *testing.T) {
+	db := storetest.MustOpen(t)
+	ctx := context.Background()
+	parent := newParent(t, db)
+	before, err := db.TokensUsed(ctx, parent.WorkspaceID, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := acceptInput(parent.ID)
+	in.Summary.TokensUsed = 420
+	if _, _, err := db.AcceptThreadHandoff(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := db.TokensUsed(ctx, parent.WorkspaceID, time.Time{}); after-before != 420 {
+		t.Fatalf("TokensUsed grew by %d, want the summary's 420", after-before)
 	}
 }
