@@ -233,7 +233,7 @@ var summarySchema = &Schema{
   "properties": {
     "title": {"type": "string", "description": "Title of the new thread, under 80 characters."},
     "tldr": {"type": "string", "description": "One sentence."},
-    "body": {"type": "array", "maxItems": 12, "items": {
+    "body": {"type": "array", "items": {
       "type": "object",
       "additionalProperties": false,
       "required": ["kind", "text", "sources"],
