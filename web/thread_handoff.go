@@ -57,8 +57,6 @@ const (
 // handoffDraft is a summarised, not yet accepted handoff.
 type handoffDraft struct {
 	id, threadID, workspaceID string
-	goal                      string
-	apply                     bool // accept as soon as it is summarised
 	selection                 agent.Selection
 	summary                   *agent.Summary
 	md                        string
@@ -192,7 +190,7 @@ func (s *Server) summariseThread(ctx context.Context, j *job, t *store.Thread, m
 	}
 	s.log.Info("thread handoff: summarised", "handoff_id", id, "model", sum.Model, "model_run_id", sum.ResponseID,
 		"tokens_used", sum.TokensUsed, "points", len(sum.Body), "duration", time.Since(start))
-	d := &handoffDraft{id: id, threadID: t.ID, workspaceID: t.WorkspaceID, goal: goal, apply: apply, selection: sel,
+	d := &handoffDraft{id: id, threadID: t.ID, workspaceID: t.WorkspaceID, selection: sel,
 		summary: sum, md: md, cut: cut, created: time.Now()}
 	s.drafts.put(d)
 	if apply {
