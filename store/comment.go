@@ -143,7 +143,6 @@ func checkBody(s string, required bool) (string, error) {
 	return s, nil
 }
 
-
 // CommentCreate is the input of CreateComment.
 type CommentCreate struct {
 	Anchor  Anchor

@@ -8,8 +8,10 @@ import (
 
 // TokensUsed returns how many tokens (input plus output) the workspace's
 // model calls have used since since: the assistant replies in its threads,
-// whatever their status, the extractions and the plans of its handoffs. It
-// is what a token budget counts. An unknown workspace has used none.
+// whatever their status, the extractions and the plans of its handoffs, and
+// the summaries of its accepted thread handoffs (a declined preview leaves
+// no trace, so it is not counted). It is what a token budget counts. An
+// unknown workspace has used none.
 //
 // A plan's tokens are counted once it has finished (FinishPlan records
 // them); a plan still running counts nothing yet.
@@ -28,8 +30,12 @@ func (db *DB) TokensUsed(ctx context.Context, workspaceID string, since time.Tim
 		     SELECT r.input_tokens + r.output_tokens
 		     FROM extraction_runs r JOIN handoffs h ON h.id = r.handoff_id
 		     WHERE h.workspace_id = ? AND r.started_at >= ?
+		     UNION ALL
+		     SELECT th.tokens_used FROM thread_handoffs th
+		     WHERE th.workspace_id = ? AND th.created_at >= ?
 		 )`,
-		workspaceID, formatTime(since), workspaceID, formatTime(since), workspaceID, formatTime(since)).Scan(&n)
+		workspaceID, formatTime(since), workspaceID, formatTime(since), workspaceID, formatTime(since),
+		workspaceID, formatTime(since)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("tokens used by workspace %s since %s: %w", workspaceID, since.UTC().Format(time.RFC3339), err)
 	}

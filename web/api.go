@@ -23,6 +23,9 @@ type threadJSON struct {
 	Archived       bool           `json:"archived"`
 	MessageCount   *int           `json:"messageCount,omitempty"`
 	Messages       []*messageJSON `json:"messages,omitempty"`
+	// Handoff and LastHandoff are the thread's handoff blocks (GET only).
+	Handoff     *threadHandoffBlockJSON `json:"handoff,omitempty"`
+	LastHandoff *threadHandoffBlockJSON `json:"lastHandoff,omitempty"`
 }
 
 func newThreadJSON(t *store.Thread) *threadJSON {
@@ -116,6 +119,9 @@ func (s *Server) handleAPIThreadShow(c echo.Context) error {
 		return err
 	}
 	out := newThreadJSON(t)
+	if out.Handoff, out.LastHandoff, err = s.threadHandoffBlocks(ctx, t.ID); err != nil {
+		return err
+	}
 	out.Messages = make([]*messageJSON, len(msgs))
 	for i, m := range msgs {
 		out.Messages[i] = newMessageJSON(m)

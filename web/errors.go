@@ -28,6 +28,7 @@ const (
 	eCancelled            = "cancelled"              // the run was cancelled before it finished
 	eExtractionFailed     = "extraction_failed"      // the model's extraction failed
 	eBadQuery             = "bad_query"              // a query parameter that cannot be read
+	eSummaryFailed        = "summary_failed"         // the model's thread-handoff summary failed
 )
 
 // errorStatuses maps each error code to its HTTP status: the one table for
@@ -49,6 +50,7 @@ var errorStatuses = map[string]int{
 	eCancelled:            http.StatusConflict,
 	eExtractionFailed:     http.StatusBadGateway,
 	eBadQuery:             http.StatusBadRequest,
+	eSummaryFailed:        http.StatusBadGateway,
 }
 
 // httpErrorCode gives the code of an *echo.HTTPError (a route not found, a

@@ -87,6 +87,9 @@ func wire(cfg *web.Config) {
 		if cfg.Extractor == nil {
 			cfg.Extractor = x
 		}
+		if cfg.Summariser == nil {
+			cfg.Summariser = agent.RuleSummariser
+		}
 	} else if cfg.Judge == nil {
 		cfg.Judge = agent.ReversalJudge(cfg.Provider)
 	}

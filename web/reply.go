@@ -64,6 +64,11 @@ func (s *Server) generateReply(ctx context.Context, user *store.Message, emit fu
 	}
 	msgs := agent.BrainstormHistory(history, user.ID)
 	req := agent.BrainstormRequest(msgs, s.memoryFor(ctx, s.threadWorkspace(ctx, user.ThreadID), agent.BrainstormQuery(msgs)))
+	// A thread started by a handoff: its first reply sees the summary.
+	handoff := s.pendingThreadSummary(ctx, user.ThreadID)
+	if handoff != nil {
+		req = agent.WithThreadSummary(req, handoff.SummaryMD)
+	}
 
 	var partial strings.Builder
 	start := time.Now()
@@ -93,7 +98,11 @@ func (s *Server) generateReply(ctx context.Context, user *store.Message, emit fu
 	// Save even when the job was cancelled: what arrived is kept.
 	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	return s.db.CreateMessage(saveCtx, out)
+	saved, err := s.db.CreateMessage(saveCtx, out)
+	if err == nil && handoff != nil && saved.Status == store.StatusComplete {
+		s.cleanupThreadHandoff(saveCtx, handoff, saved)
+	}
+	return saved, err
 }
 
 // modelFailure says what failed and how to retry, for people.

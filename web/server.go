@@ -35,6 +35,11 @@ type Config struct {
 	// Extractor extracts handoffs without a model (the offline rules). When
 	// nil, extraction asks Provider for structured output.
 	Extractor agent.Extractor
+	// Summariser writes thread-handoff summaries (the offline rules, or a
+	// model). When nil, Provider summarises with structured output.
+	Summariser agent.Summariser
+	// Mirror, when set, copies accepted thread handoffs to PostgreSQL.
+	Mirror Mirror
 	// Judge decides whether a frozen decision reverses an earlier one; when
 	// it cannot decide, the rule does. Nil means the rule (agent.RuleJudge).
 	Judge agent.Judge
@@ -83,6 +88,11 @@ type Server struct {
 	// extractor extracts handoffs; nil asks provider.
 	extractor agent.Extractor
 	judge     agent.Judge
+	// summariser writes thread-handoff summaries; drafts holds their
+	// previews until they are accepted or declined; mirror may be nil.
+	summariser agent.Summariser
+	drafts     *handoffDrafts
+	mirror     Mirror
 	// jobs runs replies, extractions and plans.
 	jobs *jobRunner
 	// live tells a handoff's open pages that it changed.
@@ -115,11 +125,17 @@ func New(cfg Config) *Server {
 	if cfg.Judge == nil {
 		cfg.Judge = agent.RuleJudge
 	}
+	if cfg.Summariser == nil {
+		cfg.Summariser = agent.ModelSummariser(cfg.Provider)
+	}
 	s := &Server{
 		db:           cfg.DB,
 		provider:     cfg.Provider,
 		extractor:    cfg.Extractor,
 		judge:        cfg.Judge,
+		summariser:   cfg.Summariser,
+		drafts:       newHandoffDrafts(),
+		mirror:       cfg.Mirror,
 		log:          cfg.Logger,
 		assets:       static.New(),
 		markdown:     views.NewMarkdown(),
@@ -207,6 +223,12 @@ func New(cfg Config) *Server {
 	b.POST("/t/:id/extract", s.handleExtractStart, modelLimit)
 	b.GET("/t/:id/extract/events", s.handleExtractEvents)
 	b.POST("/t/:id/extract/cancel", s.handleExtractCancel)
+	b.POST("/t/:id/handoff", s.handleThreadHandoffStart, modelLimit)
+	b.GET("/t/:id/handoffs/:hid", s.handleThreadHandoffShow)
+	b.GET("/t/:id/handoffs/:hid/events", s.handleThreadHandoffEvents)
+	b.POST("/t/:id/handoffs/:hid/cancel", s.handleThreadHandoffCancel)
+	b.POST("/t/:id/handoffs/:hid/accept", s.handleThreadHandoffAccept)
+	b.POST("/t/:id/handoffs/:hid/decline", s.handleThreadHandoffDecline)
 	b.GET("/h/:id", s.handleReviewShow)
 	b.POST("/h/:id/freeze", s.handleFreeze, modelLimit)
 	b.POST("/h/:id/draft", s.handleHandoffReopen)
@@ -243,6 +265,9 @@ func New(cfg Config) *Server {
 	api.POST("/threads/:id/messages/:mid/pin", s.handleAPIPin)
 	api.DELETE("/threads/:id/messages/:mid/pin", s.handleAPIUnpin)
 	api.POST("/threads/:id/handoff", s.handleAPIExtract, modelLimit)
+	api.POST("/threads/:id/thread-handoffs", s.handleAPIThreadHandoffCreate, modelLimit)
+	api.POST("/thread-handoffs/:id/accept", s.handleAPIThreadHandoffAccept)
+	api.POST("/thread-handoffs/:id/decline", s.handleAPIThreadHandoffDecline)
 	api.GET("/handoffs/:id", s.handleAPIHandoffShow)
 	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze, longWrite)
 	api.POST("/handoffs/:id/plan", s.handleAPIPlanCreate, modelLimit)
@@ -310,12 +335,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // handleHealth serves GET /healthz.
 func (s *Server) handleHealth(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{
+	health := map[string]any{
 		"status":   "ok",
 		"version":  s.version,
 		"provider": s.provider.Name(),
 		"model":    s.provider.Model(),
-	})
+	}
+	if s.mirror != nil {
+		health["mirror"] = s.mirror.Status(c.Request().Context())
+	}
+	return c.JSON(http.StatusOK, health)
 }
 
 // securityHeaders sets the CSP and friends on every response. No inline

@@ -22,6 +22,7 @@ type Store interface {
 	accountStore
 	agentStore
 	reviewStore
+	threadHandoffStore
 }
 
 // threadStore serves brainstorms: threads, messages, replies and pins.
@@ -159,6 +160,16 @@ type reviewStore interface {
 	UpdateComment(ctx context.Context, id, body string, by store.Actor) (*store.Comment, error)
 	FindPlanReviewComments(ctx context.Context, planID string) ([]*store.Comment, error)
 	LinkPlanReviewComments(ctx context.Context, planID string, commentIDs []string) error
+}
+
+// threadHandoffStore serves thread handoffs: /handoff previews, accepted summaries, child threads and the mirror outbox.
+type threadHandoffStore interface {
+	AcceptThreadHandoff(ctx context.Context, in store.ThreadHandoffAccept) (h *store.ThreadHandoff, created bool, err error)
+	CleanupThreadHandoff(ctx context.Context, childThreadID string) (cleared bool, err error)
+	FindLastThreadHandoff(ctx context.Context, parentThreadID string) (*store.ThreadHandoff, error)
+	FindPendingThreadSummary(ctx context.Context, childThreadID string) (*store.ThreadHandoff, error)
+	FindThreadHandoffByChild(ctx context.Context, childThreadID string) (*store.ThreadHandoff, error)
+	FindThreadHandoffByID(ctx context.Context, id string) (*store.ThreadHandoff, error)
 }
 
 // The SQLite store is the one in use today.

@@ -59,7 +59,11 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.ThreadPage(s.meta(c, t.Title), t, mvs, pending, ready))
+	handoffs, err := s.threadHandoffs(ctx, t)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.ThreadPage(s.meta(c, t.Title), t, mvs, pending, ready, handoffs))
 }
 
 // handleMessageCreate serves POST /t/:id/messages. The message is stored
@@ -71,6 +75,9 @@ func (s *Server) handleMessageCreate(c echo.Context) error {
 	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
 	if err != nil {
 		return err
+	}
+	if goal, apply, ok := parseHandoffCommand(c.FormValue("content")); ok {
+		return s.startThreadHandoffFromPage(c, t, goal, apply)
 	}
 	user, err := s.db.CreateMessage(ctx, store.MessageCreate{ThreadID: t.ID, Role: store.RoleUser, Content: c.FormValue("content")})
 	if err != nil {

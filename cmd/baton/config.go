@@ -15,6 +15,7 @@ import (
 	"github.com/baton-dev/baton/agent/offline"
 	"github.com/baton-dev/baton/agent/openai"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/mirror"
 )
 
 // config is what flags and the environment set. Flags override the environment.
@@ -35,6 +36,10 @@ type config struct {
 	// tokenBudgetErr is a BATON_TOKEN_BUDGET that is not a number, reported
 	// by withBudget.
 	tokenBudgetErr error
+
+	// MirrorURL, when set, is the PostgreSQL database accepted thread
+	// handoffs are copied to (BATON_MIRROR_URL).
+	MirrorURL string
 
 	AnthropicKey, AnthropicBaseURL string
 	OpenAIKey, OpenAIBaseURL       string
@@ -58,6 +63,7 @@ func (c *config) fromEnv(getenv func(string) string) {
 			c.Hosts = append(c.Hosts, h)
 		}
 	}
+	c.MirrorURL = strings.TrimSpace(getenv("BATON_MIRROR_URL"))
 	c.AnthropicKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	c.OpenAIKey, c.OpenAIBaseURL = getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 	if v := strings.TrimSpace(getenv("BATON_TOKEN_BUDGET")); v != "" {
@@ -120,6 +126,29 @@ func extractorAndJudge(p agent.Provider) (agent.Extractor, agent.Judge) {
 		return x, agent.RuleJudge
 	}
 	return nil, agent.ReversalJudge(p)
+}
+
+// summariser says who writes thread-handoff summaries with provider p: the
+// offline provider's rules, or the model.
+func summariser(p agent.Provider) agent.Summariser {
+	if _, ok := p.(*offline.Provider); ok {
+		return agent.RuleSummariser
+	}
+	return agent.ModelSummariser(p)
+}
+
+// newMirror returns the PostgreSQL mirror of accepted thread handoffs, or
+// nil when BATON_MIRROR_URL is not set. A URL that cannot be parsed stops
+// start-up; a mirror that is down does not (it is retried).
+func (c *config) newMirror(db *store.DB, log *slog.Logger) (*mirror.Mirror, error) {
+	if c.MirrorURL == "" {
+		return nil, nil
+	}
+	m, err := mirror.New(mirror.Config{URL: c.MirrorURL, Outbox: db, Logger: log})
+	if err != nil {
+		return nil, &exitCodeError{code: 2, err: err}
+	}
+	return m, nil
 }
 
 // withBudget puts p behind the workspace's monthly token budget, counted in

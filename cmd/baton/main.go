@@ -142,6 +142,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := db.RecoverInterrupted(ctx); err != nil {
 		return err
 	}
+	// Handoff summaries whose first reply was saved just before a stop.
+	if _, err := db.CleanupThreadHandoffs(ctx); err != nil {
+		return err
+	}
 	if provider, err = cfg.withBudget(provider, db); err != nil {
 		return err
 	}
@@ -151,8 +155,21 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	extractor, judge := extractorAndJudge(provider)
-	srv := web.New(web.Config{DB: db, Provider: provider, Extractor: extractor, Judge: judge, Logger: log, SessionKey: key,
-		Version: version, MemoryBudget: cfg.MemoryTokens, Hosts: cfg.allowedHosts(log)})
+	wcfg := web.Config{DB: db, Provider: provider, Extractor: extractor, Judge: judge, Summariser: summariser(provider),
+		Logger: log, SessionKey: key, Version: version, MemoryBudget: cfg.MemoryTokens, Hosts: cfg.allowedHosts(log)}
+	mir, err := cfg.newMirror(db, log)
+	if err != nil {
+		return err
+	}
+	if mir != nil {
+		mirCtx, stopMirror := context.WithCancel(context.WithoutCancel(ctx))
+		mirDone := make(chan struct{})
+		go func() { mir.Run(mirCtx); close(mirDone) }()
+		defer func() { stopMirror(); <-mirDone; mir.Close() }()
+		wcfg.Mirror = mir
+		log.Info("mirroring thread handoffs to PostgreSQL", "url", agent.RedactURL(cfg.MirrorURL))
+	}
+	srv := web.New(wcfg)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another Baton running? set --addr or BATON_ADDR)", cfg.Addr, err)
