@@ -60,51 +60,56 @@ func PayloadSHA256(e *Envelope) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Bundle is an export: the envelope, encoded, and the artifact files it
-// names, by their paths.
+// Bundle is an export: the envelope, its JSON as exported, and the
+// artifact files it names, by their paths.
 type Bundle struct {
 	Envelope *Envelope
+	JSON     []byte // Encode(Envelope); ExportHandoff and ExportPlan set it
 	Files    map[string][]byte
 }
 
 // Zip writes the bundle as a zip: the envelope at FileName and each file
-// at its path. Returns the problems of an envelope that is not valid with
-// the bundle's own files: Baton never exports one.
-func (b *Bundle) Zip(opts Options) ([]byte, error) {
-	data, err := Encode(b.Envelope)
-	if err != nil {
-		return nil, err
+// at its path, in name order.
+func (b *Bundle) Zip() ([]byte, error) {
+	data := b.JSON
+	if data == nil {
+		var err error
+		if data, err = Encode(b.Envelope); err != nil {
+			return nil, err
+		}
 	}
-	if opts.Bundle == nil {
-		opts.Bundle = func(p string) bool { _, ok := b.Files[p]; return ok }
-	}
-	if _, ps := Check(data, opts); len(ps) > 0 {
-		return nil, fmt.Errorf("export %s: %w", b.Envelope, ps.Err())
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	names := make([]string, 0, len(b.Files)+1)
+	names := make([]string, 0, len(b.Files))
 	for name := range b.Files {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	files := map[string][]byte{FileName(b.Envelope): data}
-	for _, name := range names {
-		files[name] = b.Files[name]
-	}
-	for _, name := range append([]string{FileName(b.Envelope)}, names...) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	write := func(name string, data []byte) error {
 		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: b.Envelope.Timestamp})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if _, err := w.Write(files[name]); err != nil {
-			return nil, err
+		_, err = w.Write(data)
+		return err
+	}
+	if err := write(FileName(b.Envelope), data); err != nil {
+		return nil, fmt.Errorf("zip export: %w", err)
+	}
+	for _, name := range names {
+		if err := write(name, b.Files[name]); err != nil {
+			return nil, fmt.Errorf("zip export: %w", err)
 		}
 	}
 	if err := zw.Close(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("zip export: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// ZipName is the file name of the bundle's zip: the envelope's, as .zip.
+func (b *Bundle) ZipName() string {
+	return strings.TrimSuffix(BaseName(b.Envelope), ".json") + ".zip"
 }
 
 // maxZipFiles bounds the files read from an export zip.
