@@ -50,7 +50,7 @@ func TestAPIHandoffEnvelopeAndImport(t *testing.T) {
 	res, out := a.postJSON("/api/v1/envelopes", body)
 	imp := decodeJSON[struct {
 		Kind, HandoffID, URL string
-		Created             bool
+		Created              bool
 	}](t, out)
 	if res.StatusCode != http.StatusCreated || !imp.Created || imp.Kind != "brainstorm_handoff" || imp.URL != "/h/"+imp.HandoffID {
 		t.Fatalf("import: %d %s, want 201 with the new handoff", res.StatusCode, out)
