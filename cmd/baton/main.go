@@ -4,6 +4,7 @@
 //	baton [serve] [--addr A] [--db PATH] [--provider P] [--model M]
 //	baton extract [--provider P] FILE
 //	baton migrate [--db PATH]
+//	baton envelope validate|export|import …
 //	baton version
 package main
 
@@ -54,6 +55,7 @@ Commands:
   serve     serve the web app (the default)
   extract   extract decisions, files and risks from a transcript (JSON) and print them
   migrate   create or upgrade the database, then exit
+  envelope  validate, export or import handoff envelopes (baton envelope help)
   version   print the version
 
 Run "baton <command> -h" for a command's flags.`
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runServe(ctx, args, getenv, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, args, getenv, stdout, stderr)
+	case "envelope":
+		return runEnvelope(ctx, args, getenv, stdout, stderr)
 	case "extract":
 		cfg := config{}
 		cfg.fromEnv(getenv)
