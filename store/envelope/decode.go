@@ -3,13 +3,13 @@ package envelope
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/baton-dev/baton/store"
 )
@@ -74,19 +74,21 @@ func Decode(data []byte) (*Envelope, Problems) {
 		ps.add("", "the envelope is %s; the limit is %s", size(len(data)), size(MaxBytes))
 		return nil, ps
 	}
-	if err := syntaxCheck(data); err != nil {
-		ps.add("", "%s", err)
+	root, serr := parse(data)
+	if serr != nil {
+		line, col := position(data, serr.offset)
+		ps.add("", "not valid JSON at line %d, column %d: %s", line, col, serr.msg)
 		return nil, ps
 	}
-	obj, ok := decodeObject(data, "", &ps)
-	if !ok {
+	if root.kind != '{' {
+		ps.add("", "is %s, want an object", nodeKind(root))
 		return nil, ps
 	}
-	if p := checkVersion(obj["handoff_version"]); p != nil {
+	if p := checkVersion(root.member("handoff_version")); p != nil {
 		return nil, Problems{*p}
 	}
 	e := new(Envelope)
-	decodeFields(obj, reflect.ValueOf(e).Elem(), "", &ps)
+	decodeFields(root, reflect.ValueOf(e).Elem(), "", &ps)
 	if len(ps) > 0 {
 		return nil, ps
 	}
@@ -104,60 +106,31 @@ func (e *Envelope) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// syntaxCheck says where JSON text breaks, by line and column.
-func syntaxCheck(data []byte) error {
-	if json.Valid(data) {
-		return nil
-	}
-	var v any
-	err := json.Unmarshal(data, &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line, col := position(data, se.Offset)
-		return fmt.Errorf("not valid JSON at line %d, column %d: %s", line, col, strings.TrimPrefix(se.Error(), "json: "))
-	}
-	if err == nil {
-		err = errors.New("unexpected end")
-	}
-	return fmt.Errorf("not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
-}
-
-func position(data []byte, offset int64) (line, col int) {
-	offset = min(offset, int64(len(data)))
+func position(data []byte, offset int) (line, col int) {
+	offset = min(offset, len(data))
 	before := data[:offset]
 	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
-	return line, max(col, 1)
+	col = offset - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
 }
 
 // checkVersion refuses a handoff_version this package cannot read.
-func checkVersion(raw json.RawMessage) *Problem {
-	var v string
-	if raw == nil || json.Unmarshal(raw, &v) != nil {
+func checkVersion(n *node) *Problem {
+	if n == nil || n.kind != '"' {
 		return &Problem{Path: "handoff_version", Message: `required: a string such as "1.0"`}
 	}
+	v := n.str()
 	major, minor, ok := strings.Cut(v, ".")
 	m, err1 := strconv.Atoi(major)
 	_, err2 := strconv.Atoi(minor)
 	if !ok || err1 != nil || err2 != nil || m < 0 {
-		return &Problem{Path: "handoff_version", Message: fmt.Sprintf(`%q is not a version: write major.minor, such as "1.0"`, v)}
+		return &Problem{Path: "handoff_version", Message: fmt.Sprintf(`%q is not a version: write major.minor, such as "1.0"`, cut(v))}
 	}
 	if m != Major {
 		return &Problem{Path: "handoff_version", Message: fmt.Sprintf(
 			"version %s is not supported: this Baton reads handoff envelopes 1.x; export the envelope as 1.x, or upgrade Baton", v)}
 	}
 	return nil
-}
-
-// decodeObject reads a JSON object into its members, or adds the problem
-// of a value that is not an object.
-func decodeObject(data []byte, path string, ps *Problems) (map[string]json.RawMessage, bool) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
-		ps.add(path, "is %s, want an object", jsonKind(data))
-		return nil, false
-	}
-	return obj, true
 }
 
 // field is a struct field of an envelope type as the decoder sees it.
@@ -193,19 +166,19 @@ var (
 	extraType   = reflect.TypeFor[Extra]()
 	rawType     = reflect.TypeFor[json.RawMessage]()
 	payloadType = reflect.TypeFor[Payload]()
+	timeType    = reflect.TypeFor[time.Time]()
 )
 
-// decodeFields fills the struct v from the members of obj: known fields by
-// their JSON names, the rest into its Extra field.
-func decodeFields(obj map[string]json.RawMessage, v reflect.Value, path string, ps *Problems) {
-	t := v.Type()
-	fs := fieldsOf(t)
+// decodeFields fills the struct v from the members of the object n: known
+// fields by their JSON names, the rest into its Extra field.
+func decodeFields(n *node, v reflect.Value, path string, ps *Problems) {
+	fs := fieldsOf(v.Type())
 	for _, f := range fs {
-		raw, ok := obj[f.name]
+		val := n.member(f.name)
 		p := join(path, f.name)
-		if !ok || string(raw) == "null" {
+		if val == nil || val.kind == 'n' {
 			if f.required {
-				if ok {
+				if val != nil {
 					ps.add(p, "required, and may not be null")
 				} else {
 					ps.add(p, "required, missing")
@@ -213,15 +186,15 @@ func decodeFields(obj map[string]json.RawMessage, v reflect.Value, path string, 
 			}
 			continue
 		}
-		decodeValue(raw, v.Field(f.index), p, ps)
+		decodeValue(val, v.Field(f.index), p, ps)
 	}
 	var extra Extra
-	for k, raw := range obj {
+	for i, k := range n.keys {
 		if !slices.ContainsFunc(fs, func(f field) bool { return f.name == k }) {
 			if extra == nil {
 				extra = Extra{}
 			}
-			extra[k] = raw
+			extra[k] = bytes.Clone(n.vals[i].raw)
 		}
 	}
 	if extra != nil {
@@ -231,59 +204,88 @@ func decodeFields(obj map[string]json.RawMessage, v reflect.Value, path string, 
 	}
 }
 
-// decodeValue reads raw into v: structs field by field, slices item by
-// item (so that a problem names its index), the payload by its kind, and
-// anything else with encoding/json.
-func decodeValue(raw json.RawMessage, v reflect.Value, path string, ps *Problems) {
+// decodeValue reads n into v: structs field by field, slices item by item
+// (so that a problem names its index), the payload by its kind, scalars
+// by their JSON type.
+func decodeValue(n *node, v reflect.Value, path string, ps *Problems) {
+	t := v.Type()
+	wrong := func() { ps.add(path, "is %s, want %s", nodeKind(n), goKind(t)) }
 	switch {
-	case v.Type() == payloadType:
-		decodePayload(raw, v.Addr().Interface().(*Payload), path, ps)
-	case v.Type() == rawType:
-		v.SetBytes(raw)
-	case v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct:
-		v.Set(reflect.New(v.Type().Elem()))
-		decodeValue(raw, v.Elem(), path, ps)
-	case v.Kind() == reflect.Struct && v.Type().PkgPath() == payloadType.PkgPath():
-		if obj, ok := decodeObject(raw, path, ps); ok {
-			decodeFields(obj, v, path, ps)
+	case t == payloadType:
+		decodePayload(n, v.Addr().Interface().(*Payload), path, ps)
+	case t == rawType:
+		v.SetBytes(bytes.Clone(n.raw))
+	case t == timeType:
+		if n.kind != '"' || v.Addr().Interface().(*time.Time).UnmarshalJSON(n.raw) != nil {
+			wrong()
 		}
-	case v.Kind() == reflect.Slice && (v.Type().Elem().Kind() == reflect.Struct || v.Type().Elem() == rawType):
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-			ps.add(path, "is %s, want an array", jsonKind(raw))
+	case t.Kind() == reflect.Pointer:
+		v.Set(reflect.New(t.Elem()))
+		decodeValue(n, v.Elem(), path, ps)
+	case t.Kind() == reflect.Struct:
+		if n.kind != '{' {
+			wrong()
 			return
 		}
-		s := reflect.MakeSlice(v.Type(), len(items), len(items))
-		for i, item := range items {
+		decodeFields(n, v, path, ps)
+	case t.Kind() == reflect.Slice:
+		if n.kind != '[' {
+			wrong()
+			return
+		}
+		s := reflect.MakeSlice(t, len(n.vals), len(n.vals))
+		for i, item := range n.vals {
 			p := path + "[" + strconv.Itoa(i) + "]"
-			if string(item) == "null" {
+			if item.kind == 'n' {
 				ps.add(p, "may not be null")
 				continue
 			}
 			decodeValue(item, s.Index(i), p, ps)
 		}
 		v.Set(s)
-	default:
-		if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
-			ps.add(path, "is %s, want %s", jsonKind(raw), goKind(v.Type()))
+	case t.Kind() == reflect.String:
+		if n.kind != '"' {
+			wrong()
 			return
 		}
-		if v.Kind() == reflect.Slice && v.IsNil() {
-			ps.add(path, "is %s, want an array", jsonKind(raw))
+		v.SetString(n.str())
+	case t.Kind() == reflect.Bool:
+		if n.kind != 't' && n.kind != 'f' {
+			wrong()
+			return
+		}
+		v.SetBool(n.kind == 't')
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		i, err := strconv.ParseInt(string(n.raw), 10, 64)
+		if n.kind != '0' || err != nil {
+			wrong()
+			return
+		}
+		v.SetInt(i)
+	case t.Kind() == reflect.Float64:
+		f, err := strconv.ParseFloat(string(n.raw), 64)
+		if n.kind != '0' || err != nil {
+			wrong()
+			return
+		}
+		v.SetFloat(f)
+	default:
+		if err := json.Unmarshal(n.raw, v.Addr().Interface()); err != nil {
+			wrong()
 		}
 	}
 }
 
 // decodePayload reads a payload: one of Baton's kinds by its "type", or
 // any other object as given.
-func decodePayload(raw json.RawMessage, p *Payload, path string, ps *Problems) {
-	obj, ok := decodeObject(raw, path, ps)
-	if !ok {
+func decodePayload(n *node, p *Payload, path string, ps *Problems) {
+	if n.kind != '{' {
+		ps.add(path, "is %s, want an object", nodeKind(n))
 		return
 	}
 	var kind Kind
-	if t, ok := obj["type"]; ok {
-		json.Unmarshal(t, &kind) // a type that is not a string is not one of Baton's
+	if t := n.member("type"); t != nil && t.kind == '"' {
+		kind = Kind(t.str())
 	}
 	var v any
 	switch kind {
@@ -300,26 +302,15 @@ func decodePayload(raw json.RawMessage, p *Payload, path string, ps *Problems) {
 		p.Error = new(Failure)
 		v = p.Error
 	default:
-		p.Raw = raw
+		p.Raw = bytes.Clone(n.raw)
 		return
 	}
-	decodeFields(obj, reflect.ValueOf(v).Elem(), path, ps)
+	decodeFields(n, reflect.ValueOf(v).Elem(), path, ps)
 }
 
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// jsonKind names the JSON type of a value: "a string", "an object", …
-func jsonKind(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "empty"
-	}
-	switch raw[0] {
+// nodeKind names the JSON type of a value: "a string", "an object", …
+func nodeKind(n *node) string {
+	switch n.kind {
 	case '{':
 		return "an object"
 	case '[':
@@ -332,6 +323,13 @@ func jsonKind(raw []byte) string {
 		return "null"
 	}
 	return "a number"
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 // goKind names the JSON type a Go type reads.
