@@ -134,6 +134,18 @@ type syntaxError struct {
 type parser struct {
 	data []byte
 	i    int
+	slab []node // nodes are allocated in blocks
+}
+
+// node returns a new node of the given kind.
+func (p *parser) node(kind byte) *node {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]node, 0, 256)
+	}
+	p.slab = p.slab[:len(p.slab)+1]
+	n := &p.slab[len(p.slab)-1]
+	n.kind = kind
+	return n
 }
 
 // parse parses data as one JSON value, or says where it breaks.
@@ -192,12 +204,16 @@ func (p *parser) value(depth int) (*node, *syntaxError) {
 		if err != nil {
 			return nil, err
 		}
-		return &node{kind: '"', raw: p.data[start:p.i], plain: plain}, nil
+		n := p.node('"')
+		n.raw, n.plain = p.data[start:p.i], plain
+		return n, nil
 	case c == '-' || c >= '0' && c <= '9':
 		if err := p.number(); err != nil {
 			return nil, err
 		}
-		return &node{kind: '0', raw: p.data[start:p.i]}, nil
+		n := p.node('0')
+		n.raw = p.data[start:p.i]
+		return n, nil
 	case c == 't':
 		return p.literal("true", 't')
 	case c == 'f':
@@ -214,12 +230,14 @@ func (p *parser) literal(word string, kind byte) (*node, *syntaxError) {
 	}
 	start := p.i
 	p.i += len(word)
-	return &node{kind: kind, raw: p.data[start:p.i]}, nil
+	n := p.node(kind)
+	n.raw = p.data[start:p.i]
+	return n, nil
 }
 
 func (p *parser) object(depth int) (*node, *syntaxError) {
 	start := p.i
-	n := &node{kind: '{'}
+	n := p.node('{')
 	p.i++ // {
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == '}' {
@@ -236,7 +254,7 @@ func (p *parser) object(depth int) (*node, *syntaxError) {
 		if err != nil {
 			return nil, err
 		}
-		key := &node{kind: '"', raw: p.data[ks:p.i], plain: plain}
+		key := node{kind: '"', raw: p.data[ks:p.i], plain: plain}
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
 			return nil, p.fail("unexpected %s after a member name, looking for ':'", p.char())
@@ -268,7 +286,7 @@ func (p *parser) object(depth int) (*node, *syntaxError) {
 
 func (p *parser) array(depth int) (*node, *syntaxError) {
 	start := p.i
-	n := &node{kind: '['}
+	n := p.node('[')
 	p.i++ // [
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == ']' {
