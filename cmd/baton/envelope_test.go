@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/envelope"
 	"github.com/baton-dev/baton/store/storetest"
 )
 
@@ -82,6 +83,33 @@ func TestEnvelopeCommands(t *testing.T) {
 		!strings.HasPrefix(lines[1], broken+": artifacts.referenced[0]: ") ||
 		!strings.HasPrefix(lines[2], truncated+": not valid JSON at line") {
 		t.Fatalf("validate broken: exit %d, stdout\n%s\nwant exit 1 and one line per problem", code, stdout)
+	}
+
+	// An export zip is validated with its own files as the bundle.
+	db, err = store.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := envelope.ExportPlan(ctx, db, p.ID)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipData, err := b.Zip()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipFile := filepath.Join(t.TempDir(), b.ZipName())
+	os.WriteFile(zipFile, zipData, 0o644)
+	if code, stdout, stderr := baton("envelope", "validate", "--db", filepath.Join(t.TempDir(), "none.db"), zipFile); code != 0 {
+		t.Fatalf("validate zip: %d %q %q", code, stdout, stderr)
+	}
+	delete(b.Files, string(b.Envelope.Artifacts.Created[0].Path))
+	zipData, _ = b.Zip()
+	os.WriteFile(zipFile, zipData, 0o644)
+	if code, stdout, _ := baton("envelope", "validate", "--db", filepath.Join(t.TempDir(), "none.db"), zipFile); code != 1 ||
+		!strings.Contains(stdout, ": artifacts.created[0].path: documents/PLAN_Checkout_v2_") {
+		t.Fatalf("validate zip without its markdown: %d %q, want the artifact named", code, stdout)
 	}
 
 	if code, _, _ := baton("envelope", "export", "--handoff", "x", "--plan", "y"); code != 2 {
