@@ -64,7 +64,7 @@ func PayloadSHA256(e *Envelope) (string, error) {
 // artifact files it names, by their paths.
 type Bundle struct {
 	Envelope *Envelope
-	JSON     []byte // Encode(Envelope); ExportHandoff and ExportPlan set it
+	JSON     []byte // Encode(Envelope), as NewBundle checked it
 	Files    map[string][]byte
 }
 

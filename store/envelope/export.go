@@ -73,8 +73,7 @@ func ExportHandoff(ctx context.Context, f Finder, handoffID string) (*Bundle, er
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{Envelope: FromSnapshot(sns[0], s), Files: map[string][]byte{}}
-	return b, b.check(ctx, f)
+	return NewBundle(FromSnapshot(sns[0], s), nil, StoreOptions(ctx, f))
 }
 
 // ExportPlan is the export of a plan: its plan envelope and markdown, or,
@@ -98,27 +97,31 @@ func ExportPlan(ctx context.Context, f Finder, planID string) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{Envelope: e, Files: map[string][]byte{}}
+	files := map[string][]byte{}
 	for _, a := range e.Artifacts.Created {
-		b.Files[string(a.Path)] = []byte(p.Markdown)
+		files[string(a.Path)] = []byte(p.Markdown)
 	}
-	return b, b.check(ctx, f)
+	return NewBundle(e, files, StoreOptions(ctx, f))
 }
 
-// check validates the bundle's envelope as encoded, with its own files and
-// the store's snapshots.
-func (b *Bundle) check(ctx context.Context, f Finder) error {
-	data, err := Encode(b.Envelope)
+// NewBundle encodes e and checks the encoded envelope (Check) with files
+// as its bundle and opts' lookups, so that an export is exactly what an
+// import would accept. Returns EINVALID naming the problems of an envelope
+// Baton must not export. An agent handoff exports as NewBundle(e, nil,
+// Options{}) with e from FromAgentHandoff.
+func NewBundle(e *Envelope, files map[string][]byte, opts Options) (*Bundle, error) {
+	if files == nil {
+		files = map[string][]byte{}
+	}
+	data, err := Encode(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	opts := StoreOptions(ctx, f)
-	opts.Bundle = func(p string) bool { _, ok := b.Files[p]; return ok }
+	opts.Bundle = func(p string) bool { _, ok := files[p]; return ok }
 	if _, ps := Check(data, opts); len(ps) > 0 {
-		return fmt.Errorf("export %s: %w", b.Envelope, ps.Err())
+		return nil, fmt.Errorf("export %s: %w", e, ps.Err())
 	}
-	b.JSON = data
-	return nil
+	return &Bundle{Envelope: e, JSON: data, Files: files}, nil
 }
 
 // Importer is what importing writes to the store; *store.DB has it.
