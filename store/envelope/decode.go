@@ -176,14 +176,17 @@ func decodeFields(n *node, v reflect.Value, path string, ps *Problems) {
 	for _, f := range fs {
 		val := n.member(f.name)
 		p := join(path, f.name)
-		if val == nil || val.kind == 'n' {
-			if f.required {
-				if val != nil {
-					ps.add(p, "required, and may not be null")
-				} else {
-					ps.add(p, "required, missing")
-				}
-			}
+		switch {
+		case val == nil && f.required:
+			ps.add(p, "required, missing")
+			continue
+		case val == nil:
+			continue
+		case val.kind == 'n' && f.required:
+			ps.add(p, "required, and may not be null")
+			continue
+		case val.kind == 'n':
+			ps.add(p, "may not be null: leave it out instead")
 			continue
 		}
 		decodeValue(val, v.Field(f.index), p, ps)

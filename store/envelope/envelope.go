@@ -132,7 +132,7 @@ type Envelope struct {
 	Timestamp time.Time `json:"timestamp"`
 	// SessionID identifies the working session the handoff belongs to: in
 	// Baton, the brainstorm thread.
-	SessionID string `json:"session_id" jsonschema:"format=uuid"`
+	SessionID string `json:"session_id" jsonschema:"format=uuid,pattern=^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$"`
 	// ProductName is what the work is about: in Baton, the thread's title.
 	ProductName string `json:"product_name" jsonschema:"minLength=1,maxLength=200"`
 	// ProductNameSlug is ProductName for file names: letters and digits,
@@ -251,7 +251,7 @@ type BrainstormHandoff struct {
 	// Type is brainstorm_handoff.
 	Type Kind `json:"type" jsonschema:"enum=brainstorm_handoff"`
 	// SnapshotID is the frozen snapshot's ID.
-	SnapshotID string `json:"snapshot_id" jsonschema:"format=uuid"`
+	SnapshotID string `json:"snapshot_id" jsonschema:"format=uuid,pattern=^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$"`
 	// SHA256 is the hex sha256 of the snapshot's canonical JSON.
 	SHA256 string `json:"sha256" jsonschema:"pattern=^[0-9a-f]{64}$"`
 	// HandoffID is the handoff the snapshot froze.
@@ -325,7 +325,7 @@ type Plan struct {
 	// PlanID is the plan's ID.
 	PlanID string `json:"plan_id" jsonschema:"minLength=1,maxLength=100"`
 	// SnapshotID is the snapshot it was planned from.
-	SnapshotID string `json:"snapshot_id" jsonschema:"format=uuid"`
+	SnapshotID string `json:"snapshot_id" jsonschema:"format=uuid,pattern=^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$"`
 	// Version counts the plans of the snapshot: 1, 2, …
 	Version int `json:"version" jsonschema:"minimum=1"`
 	// Markdown is the plan.
@@ -404,7 +404,7 @@ type Failure struct {
 	// PlanID is the failed plan, when a plan run failed.
 	PlanID string `json:"plan_id,omitempty" jsonschema:"maxLength=100"`
 	// SnapshotID is the snapshot the run worked from, when there is one.
-	SnapshotID string `json:"snapshot_id,omitempty" jsonschema:"format=uuid"`
+	SnapshotID string `json:"snapshot_id,omitempty" jsonschema:"format=uuid,pattern=^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$"`
 
 	Extra Extra `json:"-"`
 }
