@@ -139,7 +139,7 @@ var invalidCases = []corpusCase{
 	{"baton_role_foreign_payload", "plan", true, set("payload", map[string]any{"type": "prd_document", "sections": []any{}}), "payload.type: a planner envelope carries one of Baton's payloads"},
 	// Formats and ranges.
 	{"session_id_not_uuid", "plan", true, set("session_id", "session-1"), `session_id: "session-1" is not a UUID`},
-	{"session_id_urn", "plan", true, set("session_id", "urn:uuid:"+sessionID), `session_id: "urn:uuid:`+sessionID+`" is not a UUID`},
+	{"session_id_urn", "plan", true, set("session_id", "urn:uuid:"+sessionID), `session_id: "urn:uuid:` + sessionID + `" is not a UUID`},
 	{"null_optional_field", "brainstorm_handoff", true, set("payload.decisions[0].confidence", nil), "payload.decisions[0].confidence: may not be null: leave it out instead"},
 	{"sha256_not_hex", "brainstorm_handoff", true, set("payload.sha256", "XYZ"), `payload.sha256: "XYZ" is not a sha256`},
 	{"progress_over_100", "plan", true, set("workflow_state.progress_percentage", 120), "workflow_state.progress_percentage: is 120; it goes from 0 to 100"},
