@@ -19,13 +19,15 @@ build: ## build bin/baton
 
 test: check-generate lint unit ## everything CI checks
 
-generate: ## regenerate templ code
+generate: ## regenerate templ code and the envelope's JSON Schema
 	$(GO) tool templ generate
+	$(GO) generate ./store/envelope
 
-check-generate: ## fail if templ generate would change committed code
+check-generate: ## fail if templ generate or the schema generator would change committed files
 	$(GO) tool templ generate
-	@git diff --exit-code -- '*_templ.go' || { echo "templ generate changed files: run 'make generate' and commit"; exit 1; }
-	@test -z "$$(git ls-files --others --exclude-standard -- '*_templ.go')" || { echo "untracked generated files: commit them"; exit 1; }
+	$(GO) generate ./store/envelope
+	@git diff --exit-code -- '*_templ.go' store/envelope/handoff-envelope-1.0.json || { echo "make generate changed files: run 'make generate' and commit"; exit 1; }
+	@test -z "$$(git ls-files --others --exclude-standard -- '*_templ.go' store/envelope/handoff-envelope-1.0.json)" || { echo "untracked generated files: commit them"; exit 1; }
 
 lint: fmt-check vet staticcheck ## gofmt, go vet, staticcheck
 

@@ -24,6 +24,7 @@ import (
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/static"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/envelope"
 	"github.com/baton-dev/baton/views"
 )
 
@@ -188,6 +189,7 @@ func New(cfg Config) *Server {
 	modelLimit = chain(modelLimit, longWrite)
 
 	e.GET("/healthz", s.handleHealth)
+	e.GET("/schemas/"+envelope.SchemaFile, s.handleSchema)
 	e.GET(static.Prefix+"*", echo.WrapHandler(s.assets))
 
 	// Browser routes: CSRF-protected (Fetch Metadata first, token as fallback);
@@ -235,6 +237,8 @@ func New(cfg Config) *Server {
 	b.GET("/p/:id", s.handlePlanShow)
 	b.GET("/p/:id/events", s.handlePlanEvents)
 	b.GET("/p/:id/plan.md", s.handlePlanDownload)
+	b.GET("/p/:id/export.zip", s.handlePlanExport)
+	b.GET("/h/:id/export.zip", s.handleHandoffExport)
 	b.POST("/p/:id/cancel", s.handlePlanCancel)
 	b.POST("/p/:id/rerun", s.handlePlanRerun, modelLimit)
 	b.POST("/p/:id/replan", s.handlePlanReplan, modelLimit)
@@ -300,6 +304,10 @@ func New(cfg Config) *Server {
 	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", echo.WrapHandler(s.mcpHandler()))
 	s.apiReviewRoutes(api)
 	s.shareRoutes(e, cfg.ShareRate)
+	api.GET("/handoffs/:id/envelope", s.handleAPIHandoffEnvelope)
+	api.GET("/plans/:id/envelope", s.handleAPIPlanEnvelope)
+	api.POST("/envelopes", s.handleAPIEnvelopeImport)
+	api.POST("/envelopes/validate", s.handleAPIEnvelopeValidate)
 	return s
 }
 

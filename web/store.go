@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/envelope"
 )
 
 // Store is what the web server needs of storage, declared here, where it
@@ -23,6 +24,7 @@ type Store interface {
 	agentStore
 	reviewStore
 	threadHandoffStore
+	envelope.Importer
 }
 
 // threadStore serves brainstorms: threads, messages, replies and pins.

@@ -4,6 +4,7 @@
 //	baton [serve] [--addr A] [--db PATH] [--provider P] [--model M]
 //	baton extract [--provider P] FILE
 //	baton migrate [--db PATH]
+//	baton envelope validate|export|import …
 //	baton version
 package main
 
@@ -56,6 +57,7 @@ Commands:
   migrate   create or upgrade the database, then exit
   user      add or list accounts (baton user add|list)
   token     create, list or revoke API tokens (baton token create|list|revoke)
+  envelope  validate, export or import handoff envelopes (baton envelope help)
   version   print the version
 
 Run "baton <command> -h" for a command's flags.`
@@ -72,6 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runServe(ctx, args, getenv, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, args, getenv, stdout, stderr)
+	case "envelope":
+		return runEnvelope(ctx, args, getenv, stdout, stderr)
 	case "extract":
 		cfg := config{}
 		cfg.fromEnv(getenv)
