@@ -163,78 +163,7 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.handleHealth)
 	e.GET(static.Prefix+"*", echo.WrapHandler(s.assets))
 
-	// Browser routes: CSRF-protected (Fetch Metadata first, token as fallback);
-	// withViewState then hands the token to the views.
-	b := e.Group("", middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
-		ContextKey:     csrfContextKey,
-		CookieName:     "baton_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteStrictMode,
-		ErrorHandler:   func(err error, c echo.Context) error { return errCSRF },
-		// Baton has one origin: a write from another site, or from another
-		// port of the same host ("same-site", which could also plant the
-		// token cookie), is refused outright. Browsers without Fetch
-		// Metadata fall back to the token.
-		AllowSecFetchSiteFunc: func(echo.Context) (bool, error) { return false, errCSRF },
-	}), withViewState)
-	b.GET("/", s.handleHome)
-	b.POST("/threads", s.handleThreadCreate)
-	b.GET("/t/:id", s.handleThreadShow)
-	b.POST("/t/:id/messages", s.handleMessageCreate, modelLimit)
-	b.GET("/t/:id/messages/:mid/reply", s.handleReplyStream, modelLimit)
-	b.POST("/t/:id/messages/:mid/stop", s.handleReplyStop)
-	b.POST("/t/:id/messages/:mid/retry", s.handleReplyRetry, modelLimit)
-	b.POST("/t/:id/messages/:mid/pin", s.handlePin)
-	b.POST("/t/:id/messages/:mid/unpin", s.handleUnpin)
-	b.POST("/t/:id/extract", s.handleExtractStart, modelLimit)
-	b.GET("/t/:id/extract/events", s.handleExtractEvents)
-	b.POST("/t/:id/extract/cancel", s.handleExtractCancel)
-	b.GET("/h/:id", s.handleReviewShow)
-	b.POST("/h/:id/freeze", s.handleFreeze, modelLimit)
-	b.GET("/p/:id", s.handlePlanShow)
-	b.GET("/p/:id/events", s.handlePlanEvents)
-	b.GET("/p/:id/plan.md", s.handlePlanDownload)
-	b.POST("/p/:id/cancel", s.handlePlanCancel)
-	b.POST("/p/:id/rerun", s.handlePlanRerun, modelLimit)
-	b.GET("/memory", s.handleMemory)
-	b.GET("/decisions/adr.zip", s.handleADRZip)
-	b.GET("/decisions/:id", s.handleDecisionShow)
-	b.GET("/decisions/:id/adr.md", s.handleDecisionADR)
-	b.POST("/decisions/:id/supersede", s.handleDecisionSupersede)
-	b.POST("/decisions/:id/reactivate", s.handleDecisionReactivate)
-	b.GET("/files/*", s.handleFileShow)
-	b.POST("/h/:id/:kind", s.handleItemCreate)
-	b.GET("/h/:id/:kind/:item", s.handleItemShow)
-	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
-	b.POST("/h/:id/:kind/:item", s.handleItemUpdate)
-	b.POST("/h/:id/:kind/:item/delete", s.handleItemDelete)
-	s.accountRoutes(b) // accounts: set-up, sign-in, members, invites, tokens
-
-	// JSON API: for scripts and agents. No cookies are involved, so no
-	// CSRF token; requireJSON refuses what a cross-site form could send.
-	api := e.Group("/api/v1", requireJSON)
-	api.GET("/threads", s.handleAPIThreadList)
-	api.POST("/threads", s.handleAPIThreadCreate)
-	api.GET("/threads/:id", s.handleAPIThreadShow)
-	api.POST("/threads/:id/messages", s.handleAPIMessageCreate, modelLimit)
-	api.POST("/threads/:id/messages/:mid/pin", s.handleAPIPin)
-	api.DELETE("/threads/:id/messages/:mid/pin", s.handleAPIUnpin)
-	api.POST("/threads/:id/handoff", s.handleAPIExtract, modelLimit)
-	api.GET("/handoffs/:id", s.handleAPIHandoffShow)
-	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze, longWrite)
-	api.POST("/handoffs/:id/plan", s.handleAPIPlanCreate, modelLimit)
-	api.GET("/plans/:id", s.handleAPIPlanShow)
-	api.GET("/decisions", s.handleAPIDecisionList)
-	api.GET("/decisions/:id", s.handleAPIDecisionShow)
-	api.POST("/decisions/:id/supersede", s.handleAPIDecisionSupersede)
-	api.POST("/decisions/:id/reactivate", s.handleAPIDecisionReactivate)
-	api.GET("/files/*", s.handleAPIFileRelationships)
-	api.POST("/handoffs/:id/:kind", s.handleAPIItemCreate)
-	api.PATCH("/handoffs/:id/:kind/:item", s.handleAPIItemUpdate)
-	api.DELETE("/handoffs/:id/:kind/:item", s.handleAPIItemDelete)
-	api.GET("/snapshots/:id", s.handleAPISnapshotShow)
+	s.routes(e, modelLimit)
 	return s
 }
 

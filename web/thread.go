@@ -19,11 +19,15 @@ import (
 // handleHome serves GET /: the workspace's brainstorms.
 func (s *Server) handleHome(c echo.Context) error {
 	ctx := c.Request().Context()
-	threads, err := s.db.FindThreads(ctx, store.ThreadFilter{})
+	ws, err := workspaceOf(c)
 	if err != nil {
 		return err
 	}
-	handoffs, err := s.db.FindRecentHandoffs(ctx, "", 10)
+	threads, err := s.db.FindThreads(ctx, store.ThreadFilter{WorkspaceID: ws})
+	if err != nil {
+		return err
+	}
+	handoffs, err := s.db.FindRecentHandoffs(ctx, ws, 10)
 	if err != nil {
 		return err
 	}
@@ -32,7 +36,11 @@ func (s *Server) handleHome(c echo.Context) error {
 
 // handleThreadCreate serves POST /threads and redirects to the new thread.
 func (s *Server) handleThreadCreate(c echo.Context) error {
-	t, err := s.db.CreateThread(c.Request().Context(), store.ThreadCreate{Title: c.FormValue("title")})
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.db.CreateThread(c.Request().Context(), store.ThreadCreate{Title: c.FormValue("title"), WorkspaceID: ws})
 	if err != nil {
 		return err
 	}
@@ -43,7 +51,7 @@ func (s *Server) handleThreadCreate(c echo.Context) error {
 // still waiting for its reply is shown with a live stream for it.
 func (s *Server) handleThreadShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -68,7 +76,7 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 // and redirects back to the thread.
 func (s *Server) handleMessageCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
