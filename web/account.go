@@ -46,6 +46,15 @@ func (s *Server) accountRoutes(g *echo.Group, ownerOnly echo.MiddlewareFunc) {
 	g.POST("/invites/:id/delete", s.handleInviteDelete, ownerOnly)
 }
 
+// linkTo returns the absolute URL of path for people to open: under
+// Config.PublicURL when set, else under the request's own address.
+func (s *Server) linkTo(c echo.Context, path string) string {
+	if s.publicURL != "" {
+		return s.publicURL + path
+	}
+	return c.Scheme() + "://" + c.Request().Host + path
+}
+
 // noStore keeps a page with a secret on it out of every cache.
 func noStore(c echo.Context) {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
@@ -297,7 +306,7 @@ func (s *Server) handleInviteCreate(c echo.Context) error {
 	if err != nil {
 		return s.memberChangeFailed(c, err)
 	}
-	return s.renderMembers(c, http.StatusCreated, c.Scheme()+"://"+c.Request().Host+"/invite/"+secret, "")
+	return s.renderMembers(c, http.StatusCreated, s.linkTo(c, "/invite/"+secret), "")
 }
 
 // handleInviteDelete serves POST /invites/:id/delete; owners only.

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
 )
 
@@ -146,9 +147,16 @@ func principalOf(c echo.Context) *principal {
 	return p
 }
 
+// setPrincipal puts p in the request's context, with its workspace for
+// the model calls the request makes (budgets count per workspace; jobs
+// keep the request's context values).
 func setPrincipal(c echo.Context, p *principal) {
 	r := c.Request()
-	c.SetRequest(r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	if p.WorkspaceID != "" {
+		ctx = agent.WithWorkspace(ctx, p.WorkspaceID)
+	}
+	c.SetRequest(r.WithContext(ctx))
 }
 
 // isSetUp reports whether an account exists, asking the database until one does.

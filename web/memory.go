@@ -26,6 +26,7 @@ func (s *Server) captureMemory(ctx context.Context, sn *store.Snapshot) error {
 	if err != nil {
 		return err
 	}
+	ctx = agent.WithWorkspace(ctx, h.WorkspaceID) // the judge's calls count against it
 	res, err := agent.CaptureSnapshot(ctx, s.db, sn, h.WorkspaceID, s.judge)
 	if err != nil {
 		return fmt.Errorf("capture snapshot %s: %w", sn.ID, err)

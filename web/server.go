@@ -62,6 +62,10 @@ type Config struct {
 	JobConnectGrace time.Duration
 	// Auth configures accounts and sign-in sessions.
 	Auth AuthConfig
+	// PublicURL is the address people open Baton at (BATON_PUBLIC_URL),
+	// without a trailing slash; links Baton hands out (invites) start with
+	// it. Empty means the address of the request.
+	PublicURL string
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -76,6 +80,8 @@ type Server struct {
 	sessions *sessions.CookieStore
 	auth     *auth
 	version  string
+	// publicURL is Config.PublicURL.
+	publicURL string
 	// extractor extracts handoffs; nil asks provider.
 	extractor agent.Extractor
 	judge     agent.Judge
@@ -118,6 +124,7 @@ func New(cfg Config) *Server {
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
 		auth:         newAuth(cfg.Auth, cfg.SessionKey),
 		version:      cfg.Version,
+		publicURL:    cfg.PublicURL,
 		jobs:         newJobRunner(cfg.Logger, cfg.JobGrace, cfg.JobConnectGrace),
 		memoryBudget: cfg.MemoryBudget,
 		started:      time.Now(),

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -129,6 +130,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel()}))
+	hosts, err := cfg.allowedHosts()
+	if err != nil {
+		return err
+	}
+	auth, err := cfg.authConfig()
+	if err != nil {
+		return err
+	}
 
 	provider, err := cfg.newProvider(log)
 	if err != nil {
@@ -151,8 +160,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	extractor, judge := extractorAndJudge(provider)
+	if auth.SetupCode != "" {
+		if setUp, err := db.HasUsers(ctx); err != nil {
+			return err
+		} else if !setUp {
+			log.Warn("Baton is not set up yet: open /setup and type this one-time setup code", "setup_code", auth.SetupCode)
+		}
+	}
 	srv := web.New(web.Config{DB: db, Provider: provider, Extractor: extractor, Judge: judge, Logger: log, SessionKey: key,
-		Version: version, MemoryBudget: cfg.MemoryTokens, Hosts: cfg.allowedHosts(log)})
+		Version: version, MemoryBudget: cfg.MemoryTokens, Hosts: hosts, Auth: auth, PublicURL: strings.TrimRight(cfg.PublicURL, "/")})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another Baton running? set --addr or BATON_ADDR)", cfg.Addr, err)
