@@ -133,10 +133,9 @@ func checkText(field, s string, required bool) (string, error) {
 	if n := utf8.RuneCountInString(s); n > MaxItemLen {
 		return "", Errorf(EINVALID, "%s is %d characters long; keep it to %d.", capitalize(field), n, MaxItemLen)
 	}
-	for _, r := range s {
-		if r != '\n' && r != '\t' && unicode.IsControl(r) {
-			return "", Errorf(EINVALID, "%s contains control characters.", capitalize(field))
-		}
+	s = unixNewlines(s)
+	if err := checkChars(field, s); err != nil {
+		return "", err
 	}
 	return s, nil
 }

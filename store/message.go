@@ -67,11 +67,18 @@ type MessageCreate struct {
 // Validate checks a message against the domain's rules: a user message is
 // complete and holds 1 to MaxUserMessageBytes of content that is not all
 // blank; an assistant message ended as complete, stopped or failed and
-// holds at most MaxAssistantMessageBytes. Returns an EINVALID *Error saying
+// holds at most MaxAssistantMessageBytes. Content follows the rule for
+// stored text (text.go): a user message's line ends become "\n" and it may
+// not hold control characters or direction overrides; those are removed
+// from a reply, which a model wrote. Returns an EINVALID *Error saying
 // what to fix.
 func (m *Message) Validate() error {
+	m.Content = unixNewlines(m.Content)
 	switch m.Role {
 	case RoleUser:
+		if err := checkChars("the message", m.Content); err != nil {
+			return err
+		}
 		if strings.TrimSpace(m.Content) == "" {
 			return Errorf(EINVALID, "The message is empty. Type something to send.")
 		}
@@ -83,6 +90,7 @@ func (m *Message) Validate() error {
 			return Errorf(EINVALID, "A user message is always complete.")
 		}
 	case RoleAssistant:
+		m.Content = stripBadRunes(m.Content)
 		if len(m.Content) > MaxAssistantMessageBytes {
 			return Errorf(EINVALID, "The reply is %d KiB; the limit is %d KiB.",
 				(len(m.Content)+1023)/1024, MaxAssistantMessageBytes>>10)

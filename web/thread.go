@@ -102,6 +102,10 @@ func (s *Server) handleMessageCreate(c echo.Context) error {
 // arrives (a second tab, or a late one, gets the text so far first); one
 // "done" event carries the stored message. If every client goes away the
 // model call is cancelled and what arrived is stored as stopped.
+//
+// A GET is no proof of intent: it only starts a reply when Baton's own page
+// asks (Sec-Fetch-Site: same-origin) for someone who may write. Anyone
+// else may follow a reply being written, and is refused otherwise.
 func (s *Server) handleReplyStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	user, err := s.findUserMessage(c)
@@ -114,8 +118,12 @@ func (s *Server) handleReplyStream(c echo.Context) error {
 	}
 	var j *job
 	if reply == nil {
-		if j, err = s.startReply(ctx, user); err != nil {
-			return err
+		if mayStartReply(c) {
+			if j, err = s.startReply(ctx, user); err != nil {
+				return err
+			}
+		} else if j = s.jobs.find(replyKey(user.ID)); j == nil {
+			return errReplyNotStarted
 		}
 	}
 	sse := startSSE(c)
@@ -137,6 +145,16 @@ func (s *Server) handleReplyStream(c echo.Context) error {
 		return err
 	}
 	return sse.send("done", buf.String())
+}
+
+var errReplyNotStarted = &store.Error{Code: store.EFORBIDDEN,
+	Message: "This reply is not being written. Open the brainstorm in Baton and press Retry to start it."}
+
+// mayStartReply reports whether a GET of a reply stream may start the
+// reply: sent by Baton's own page, for an editor.
+func mayStartReply(c echo.Context) bool {
+	p := principalOf(c)
+	return c.Request().Header.Get("Sec-Fetch-Site") == "same-origin" && p != nil && !p.ReadOnly()
 }
 
 // handleReplyStop serves POST /t/:id/messages/:mid/stop: it cancels the
