@@ -326,3 +326,8 @@ func longWrite(next echo.HandlerFunc) echo.HandlerFunc {
 func chain(a, b echo.MiddlewareFunc) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc { return a(b(next)) }
 }
+
+// Routes lists the server's routes (method and path pattern) as
+// registered, including the groups' catch-alls (method
+// echo.RouteNotFound). The access tests check every one of them.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
