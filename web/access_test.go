@@ -485,3 +485,50 @@ func TestReplyStreamNotStartedCrossSite(t *testing.T) {
 		t.Fatal("a reply was stored")
 	}
 }
+
+// TestViewerSeesNoEditControls checks the pages a viewer reads: the same
+// content, none of the forms that change it; and the header names who is
+// signed in, where, with a way to sign out.
+func TestViewerSeesNoEditControls(t *testing.T) {
+	f := newAccessFixture(t)
+	controls := map[string][]string{ // page → ids or test ids of edit controls
+		"/":                      {"new-thread"},
+		"/t/" + f.thread:         {"composer", "ready-to-plan", "pin", "unpin"},
+		"/h/" + f.handoff:        {"add-decision", "add-file", "add-risk", "edit", "freeze"},
+		"/p/" + f.plan:           {"rerun"},
+		"/decisions/" + f.record: {"supersede", "reactivate"},
+	}
+	has := func(body, id string) bool {
+		doc := parseHTML(t, body)
+		return byID(doc, id) != nil || len(findAll(doc, "", "data-testid", id)) > 0
+	}
+	for page, ids := range controls {
+		res, body := f.browsers[asViewer].get(page)
+		wantStatus(t, res, body, http.StatusOK)
+		for _, id := range ids {
+			if has(body, id) {
+				t.Errorf("%s shows %q to a viewer", page, id)
+			}
+		}
+		if strings.HasPrefix(page, "/decisions/") {
+			continue // with one decision there is nothing to supersede it by
+		}
+		_, body = f.browsers[asOwner].get(page)
+		var shown bool
+		for _, id := range ids {
+			shown = shown || has(body, id)
+		}
+		if !shown {
+			t.Errorf("%s shows none of %v to the owner", page, ids)
+		}
+	}
+	_, body := f.browsers[asViewer].get("/")
+	doc := parseHTML(t, body)
+	if got := textOf(findOne(t, doc, "", "data-testid", "user-name")); got != "Vic" {
+		t.Errorf("user menu names %q, want Vic", got)
+	}
+	if got := textOf(findOne(t, doc, "", "data-testid", "workspace-name")); got != "Acme" {
+		t.Errorf("header workspace %q, want Acme", got)
+	}
+	findOne(t, doc, "", "data-testid", "sign-out")
+}

@@ -219,8 +219,8 @@ func (s *Server) messageView(m *store.Message) views.MessageView {
 
 // threadMessages renders a thread's messages for its page. A stored
 // message only changes when it is pinned or unpinned, so each rendered item
-// is cached under its ID, pin and the CSRF token its forms carry (from
-// ctx); the full rows are read only when an item is missing.
+// is cached under its ID, pin, the CSRF token its forms carry and whether
+// it has forms at all (both from ctx); the full rows are read only when an item is missing.
 func (s *Server) threadMessages(ctx context.Context, threadID string) ([]views.MessageView, error) {
 	csrf := views.CSRF(ctx)
 	heads, err := s.db.FindMessageHeads(ctx, threadID)
@@ -228,7 +228,10 @@ func (s *Server) threadMessages(ctx context.Context, threadID string) ([]views.M
 		return nil, err
 	}
 	out := make([]views.MessageView, len(heads))
-	key := func(m *store.Message) string { return m.ID + "|" + strconv.FormatBool(m.Pinned) + "|" + csrf }
+	// Read-only views (viewers) get items without their pin and retry forms.
+	key := func(m *store.Message) string {
+		return m.ID + "|" + strconv.FormatBool(m.Pinned) + "|" + csrf + "|" + strconv.FormatBool(views.CanEdit(ctx))
+	}
 	var missing bool
 	for i, h := range heads {
 		out[i].Msg = h
