@@ -125,6 +125,10 @@ func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, er
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	var by any // a person's message records who sent it; a model's reply nobody
+	if m.Role == RoleUser {
+		by = actor(ctx)
+	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id = ?`, formatTime(now), in.ThreadID)
 		if err != nil {
@@ -135,10 +139,10 @@ func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, er
 		}
 		_, err = tx.ExecContext(ctx,
 			`INSERT INTO messages (id, thread_id, role, content, status, error, model,
-			    input_tokens, output_tokens, response_id, reply_to, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
+			    input_tokens, output_tokens, response_id, reply_to, created_at, created_by)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)`,
 			m.ID, m.ThreadID, m.Role, m.Content, m.Status, m.Error, m.Model,
-			m.InputTokens, m.OutputTokens, m.ResponseID, m.ReplyTo, formatTime(now))
+			m.InputTokens, m.OutputTokens, m.ResponseID, m.ReplyTo, formatTime(now), by)
 		if violationOf(err) == foreignKeyViolation {
 			return fmt.Errorf("message it replies to: %w", ErrNotFound)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -531,4 +532,34 @@ func TestViewerSeesNoEditControls(t *testing.T) {
 		t.Errorf("header workspace %q, want Acme", got)
 	}
 	findOne(t, doc, "", "data-testid", "sign-out")
+}
+
+// TestReviewShowsWhoEdited checks authorship on the review screen: items a
+// person added through the API say who and when; extracted ones do not.
+func TestReviewShowsWhoEdited(t *testing.T) {
+	a := newApp(t, newMemoryModel())
+	id := a.memHandoff("Authorship", []string{"Use Postgres 16"}, "db/schema.sql")
+	res, body := a.get("/h/" + id)
+	wantStatus(t, res, body, http.StatusOK)
+	got := findAll(parseHTML(t, body), "", "data-testid", "edited-by")
+	if len(got) != 2 {
+		t.Fatalf("%d edited-by notes, want 2 (the decision and the file)", len(got))
+	}
+	for _, n := range got {
+		if text := textOf(n); text != "added by Ana, just now" {
+			t.Errorf("note %q, want %q", text, "added by Ana, just now")
+		}
+	}
+	// Editing the decision makes it "edited by".
+	h, err := a.DB.FindHandoffByID(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body = a.do(a.newRequest(http.MethodPatch, "/api/v1/handoffs/"+id+"/decisions/"+h.Decisions[0].ID,
+		strings.NewReader(`{"content":"Use Postgres 17","version":`+strconv.Itoa(h.Version)+`}`), http.Header{"Content-Type": {"application/json"}}))
+	wantStatus(t, res, body, http.StatusOK)
+	_, body = a.get("/h/" + id)
+	if text := textOf(findAll(parseHTML(t, body), "", "data-testid", "edited-by")[0]); text != "edited by Ana, just now" {
+		t.Errorf("after the edit: %q, want %q", text, "edited by Ana, just now")
+	}
 }

@@ -147,12 +147,14 @@ func principalOf(c echo.Context) *principal {
 	return p
 }
 
-// setPrincipal puts p in the request's context, with its workspace for
-// the model calls the request makes (budgets count per workspace; jobs
-// keep the request's context values).
+// setPrincipal puts p in the request's context, with its user as the
+// author of the changes the request makes (store.WithActor) and its
+// workspace for the model calls it makes (budgets count per workspace).
+// Jobs keep the request's context values.
 func setPrincipal(c echo.Context, p *principal) {
 	r := c.Request()
 	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	ctx = store.WithActor(ctx, p.User.ID) // what it changes records who did
 	if p.WorkspaceID != "" {
 		ctx = agent.WithWorkspace(ctx, p.WorkspaceID)
 	}
