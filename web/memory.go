@@ -146,6 +146,10 @@ func (s *Server) handleDecisionSupersede(c echo.Context) error {
 	if c.FormValue("by") == "" {
 		return store.Errorf(store.EINVALID, "Choose the decision that replaces this one.")
 	}
+	// The replacement must be of this workspace too (404 otherwise, as if missing).
+	if _, err := s.decisionIn(c, c.FormValue("by")); err != nil {
+		return err
+	}
 	if err := s.db.SupersedeDecisionRecord(c.Request().Context(), c.Param("id"), c.FormValue("by")); err != nil {
 		return err
 	}
@@ -323,6 +327,10 @@ func (s *Server) handleAPIDecisionSupersede(c echo.Context) error {
 		return store.Errorf(store.EINVALID, `Name the decision that replaces it: {"by": "<decision id>"}.`)
 	}
 	ctx := c.Request().Context()
+	// The replacement must be of this workspace too (404 otherwise, as if missing).
+	if _, err := s.decisionIn(c, in.By); err != nil {
+		return err
+	}
 	if err := s.db.SupersedeDecisionRecord(ctx, c.Param("id"), in.By); err != nil {
 		return err
 	}
