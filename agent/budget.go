@@ -90,3 +90,19 @@ func groupThousands(n int64) string {
 	}
 	return sign + string(out)
 }
+
+// workspaceKey is the context key of the workspace a model call is made for.
+type workspaceKey struct{}
+
+// WithWorkspace returns a copy of ctx that names the workspace its model
+// calls are made for, so that a budget (WithBudget's used) can count that
+// workspace's tokens.
+func WithWorkspace(ctx context.Context, workspaceID string) context.Context {
+	return context.WithValue(ctx, workspaceKey{}, workspaceID)
+}
+
+// WorkspaceFrom returns the workspace ctx names, or "" when it names none.
+func WorkspaceFrom(ctx context.Context) string {
+	ws, _ := ctx.Value(workspaceKey{}).(string)
+	return ws
+}

@@ -267,8 +267,8 @@ func (db *DB) Freeze(ctx context.Context, handoffID string, version int) (*Snaps
 		}
 		sn = &Snapshot{ID: newID(), HandoffID: h.ID, Payload: p, JSON: b, SHA256: sum, CreatedAt: now}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO snapshots (id, handoff_id, payload, sha256, created_at) VALUES (?, ?, ?, ?, ?)`,
-			sn.ID, sn.HandoffID, string(b), sum, formatTime(now)); err != nil {
+			`INSERT INTO snapshots (id, handoff_id, payload, sha256, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?)`,
+			sn.ID, sn.HandoffID, string(b), sum, formatTime(now), actor(ctx)); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE handoffs SET status = 'frozen', updated_at = ? WHERE id = ?`, formatTime(now), h.ID)

@@ -91,6 +91,9 @@ type Decision struct {
 	DuringPlanning  bool // added by the plan agent
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	// UpdatedBy is the name of the person who last added, pinned or
+	// edited it; "" when nobody did (the model) or the account is gone.
+	UpdatedBy string
 }
 
 // FileRef is a file the work touches.
@@ -103,6 +106,8 @@ type FileRef struct {
 	Source     Source
 	MessageIDs []string
 	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	UpdatedBy  string // as Decision.UpdatedBy
 }
 
 // Risk is a concern raised in the brainstorm.
@@ -115,6 +120,8 @@ type Risk struct {
 	Source      Source
 	MessageIDs  []string
 	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	UpdatedBy   string // as Decision.UpdatedBy
 }
 
 func capitalize(s string) string {
@@ -134,10 +141,9 @@ func checkText(field, s string, required bool) (string, error) {
 	if n := utf8.RuneCountInString(s); n > MaxItemLen {
 		return "", Errorf(EINVALID, "%s is %d characters long; keep it to %d.", capitalize(field), n, MaxItemLen)
 	}
-	for _, r := range s {
-		if r != '\n' && r != '\t' && unicode.IsControl(r) {
-			return "", Errorf(EINVALID, "%s contains control characters.", capitalize(field))
-		}
+	s = unixNewlines(s)
+	if err := checkChars(field, s); err != nil {
+		return "", err
 	}
 	return s, nil
 }
@@ -326,7 +332,7 @@ func findItems(ctx context.Context, q querier, h *Handoff) (err error) {
 		d := &Decision{HandoffID: h.ID}
 		var conf sql.NullFloat64
 		var ids, created, updated string
-		if err := s.Scan(&d.ID, &d.Content, &d.Source, &conf, &ids, &d.PinnedMessageID, &d.DuringPlanning, &created, &updated); err != nil {
+		if err := s.Scan(&d.ID, &d.Content, &d.Source, &conf, &ids, &d.PinnedMessageID, &d.DuringPlanning, &created, &updated, &d.UpdatedBy); err != nil {
 			return nil, err
 		}
 		if conf.Valid {
@@ -336,8 +342,10 @@ func findItems(ctx context.Context, q querier, h *Handoff) (err error) {
 		d.CreatedAt, d.UpdatedAt = parseTime(created), parseTime(updated)
 		return d, nil
 	})(q.QueryContext(ctx,
-		`SELECT id, content, source, confidence, message_ids, COALESCE(pinned_message_id, ''), during_planning, created_at, updated_at
-		 FROM decisions WHERE handoff_id = ? ORDER BY created_at, id`, h.ID))
+		`SELECT d.id, d.content, d.source, d.confidence, d.message_ids, COALESCE(d.pinned_message_id, ''), d.during_planning,
+		        d.created_at, d.updated_at, COALESCE(u.name, '')
+		 FROM decisions d LEFT JOIN users u ON u.id = d.updated_by
+		 WHERE d.handoff_id = ? ORDER BY d.created_at, d.id`, h.ID))
 	if err != nil {
 		return err
 	}
@@ -346,25 +354,27 @@ func findItems(ctx context.Context, q querier, h *Handoff) (err error) {
 	}
 	h.Files, err = scanAll(func(s scanner) (*FileRef, error) {
 		f := &FileRef{HandoffID: h.ID}
-		var ids, created string
-		err := s.Scan(&f.ID, &f.Path, &f.Relevance, &f.Context, &f.Source, &ids, &created)
-		f.MessageIDs, f.CreatedAt = decodeIDs(ids), parseTime(created)
+		var ids, created, updated string
+		err := s.Scan(&f.ID, &f.Path, &f.Relevance, &f.Context, &f.Source, &ids, &created, &updated, &f.UpdatedBy)
+		f.MessageIDs, f.CreatedAt, f.UpdatedAt = decodeIDs(ids), parseTime(created), parseTime(updated)
 		return f, err
 	})(q.QueryContext(ctx,
-		`SELECT id, path, relevance, context, source, message_ids, created_at
-		 FROM file_refs WHERE handoff_id = ? ORDER BY created_at, id`, h.ID))
+		`SELECT f.id, f.path, f.relevance, f.context, f.source, f.message_ids, f.created_at, f.updated_at, COALESCE(u.name, '')
+		 FROM file_refs f LEFT JOIN users u ON u.id = f.updated_by
+		 WHERE f.handoff_id = ? ORDER BY f.created_at, f.id`, h.ID))
 	if err != nil {
 		return err
 	}
 	h.Risks, err = scanAll(func(s scanner) (*Risk, error) {
 		r := &Risk{HandoffID: h.ID}
-		var ids, created string
-		err := s.Scan(&r.ID, &r.Description, &r.Severity, &r.Mitigation, &r.Source, &ids, &created)
-		r.MessageIDs, r.CreatedAt = decodeIDs(ids), parseTime(created)
+		var ids, created, updated string
+		err := s.Scan(&r.ID, &r.Description, &r.Severity, &r.Mitigation, &r.Source, &ids, &created, &updated, &r.UpdatedBy)
+		r.MessageIDs, r.CreatedAt, r.UpdatedAt = decodeIDs(ids), parseTime(created), parseTime(updated)
 		return r, err
 	})(q.QueryContext(ctx,
-		`SELECT id, description, severity, mitigation, source, message_ids, created_at
-		 FROM risks WHERE handoff_id = ? ORDER BY created_at, id`, h.ID))
+		`SELECT r.id, r.description, r.severity, r.mitigation, r.source, r.message_ids, r.created_at, r.updated_at, COALESCE(u.name, '')
+		 FROM risks r LEFT JOIN users u ON u.id = r.updated_by
+		 WHERE r.handoff_id = ? ORDER BY r.created_at, r.id`, h.ID))
 	return err
 }
 

@@ -48,9 +48,9 @@ func (db *DB) PinMessage(ctx context.Context, threadID, messageID string) (d *De
 		}
 		decisionID, created = newID(), true
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO decisions (id, handoff_id, content, source, message_ids, pinned_message_id, created_at, updated_at)
-			 VALUES (?, ?, ?, 'user-pinned', ?, ?, ?, ?)`,
-			decisionID, handoffID, content, encodeIDs([]string{messageID}), messageID, formatTime(now), formatTime(now)); err != nil {
+			`INSERT INTO decisions (id, handoff_id, content, source, message_ids, pinned_message_id, created_at, updated_at, created_by, updated_by)
+			 VALUES (?, ?, ?, 'user-pinned', ?, ?, ?, ?, ?, ?)`,
+			decisionID, handoffID, content, encodeIDs([]string{messageID}), messageID, formatTime(now), formatTime(now), actor(ctx), actor(ctx)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE messages SET pinned = 1 WHERE id = ?`, messageID); err != nil {
@@ -134,10 +134,10 @@ func (db *DB) CreateDecision(ctx context.Context, handoffID string, in DecisionC
 // insertDecision writes a validated decision into a handoff.
 func insertDecision(ctx context.Context, tx *sql.Tx, handoffID, id string, in DecisionCreate, now time.Time) error {
 	_, err := tx.ExecContext(ctx,
-		`INSERT INTO decisions (id, handoff_id, content, source, confidence, message_ids, during_planning, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO decisions (id, handoff_id, content, source, confidence, message_ids, during_planning, created_at, updated_at, created_by, updated_by)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, handoffID, in.Content, in.Source, in.Confidence, encodeIDs(in.MessageIDs), in.DuringPlanning,
-		formatTime(now), formatTime(now))
+		formatTime(now), formatTime(now), actor(ctx), actor(ctx))
 	return err
 }
 
@@ -168,8 +168,13 @@ func (db *DB) UpdateDecision(ctx context.Context, handoffID, id string, upd Deci
 		if err := d.Validate(); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE decisions SET content = ?, source = ?, updated_at = ? WHERE id = ?`,
-			d.Content, d.Source, formatTime(now), id)
+		name, err := actorName(ctx, tx)
+		if err != nil {
+			return err
+		}
+		d.UpdatedBy = name
+		_, err = tx.ExecContext(ctx, `UPDATE decisions SET content = ?, source = ?, updated_at = ?, updated_by = ? WHERE id = ?`,
+			d.Content, d.Source, formatTime(now), actor(ctx), id)
 		return err
 	})
 	if err != nil {
@@ -312,9 +317,9 @@ func (db *DB) CreateFileRef(ctx context.Context, handoffID string, in FileRefInp
 // handoff already lists is an ECONFLICT.
 func insertFileRef(ctx context.Context, tx *sql.Tx, handoffID, id string, in FileRefInput, now time.Time) error {
 	_, err := tx.ExecContext(ctx,
-		`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, handoffID, in.Path, in.Relevance, in.Context, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now))
+		`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at, created_by, updated_by)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, handoffID, in.Path, in.Relevance, in.Context, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now), actor(ctx), actor(ctx))
 	if violationOf(err) == uniqueViolation {
 		return fileConflict(in.Path)
 	}
@@ -348,13 +353,18 @@ func (db *DB) UpdateFileRef(ctx context.Context, handoffID, id string, upd FileR
 		patch(&f.Path, upd.Path)
 		patch(&f.Relevance, upd.Relevance)
 		patch(&f.Context, upd.Context)
-		f.Source = SourceEdited
+		f.Source, f.UpdatedAt = SourceEdited, now
 		if err := f.Validate(); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx,
-			`UPDATE file_refs SET path = ?, relevance = ?, context = ?, source = ?, updated_at = ? WHERE id = ?`,
-			f.Path, f.Relevance, f.Context, f.Source, formatTime(now), id)
+		name, err := actorName(ctx, tx)
+		if err != nil {
+			return err
+		}
+		f.UpdatedBy = name
+		_, err = tx.ExecContext(ctx,
+			`UPDATE file_refs SET path = ?, relevance = ?, context = ?, source = ?, updated_at = ?, updated_by = ? WHERE id = ?`,
+			f.Path, f.Relevance, f.Context, f.Source, formatTime(now), actor(ctx), id)
 		if violationOf(err) == uniqueViolation {
 			return fileConflict(f.Path)
 		}
@@ -411,9 +421,9 @@ func (db *DB) CreateRisk(ctx context.Context, handoffID string, in RiskInput, ve
 // insertRisk writes a validated risk into a handoff.
 func insertRisk(ctx context.Context, tx *sql.Tx, handoffID, id string, in RiskInput, now time.Time) error {
 	_, err := tx.ExecContext(ctx,
-		`INSERT INTO risks (id, handoff_id, description, severity, mitigation, source, message_ids, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, handoffID, in.Description, in.Severity, in.Mitigation, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now))
+		`INSERT INTO risks (id, handoff_id, description, severity, mitigation, source, message_ids, created_at, updated_at, created_by, updated_by)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, handoffID, in.Description, in.Severity, in.Mitigation, in.Source, encodeIDs(in.MessageIDs), formatTime(now), formatTime(now), actor(ctx), actor(ctx))
 	return err
 }
 
@@ -443,13 +453,18 @@ func (db *DB) UpdateRisk(ctx context.Context, handoffID, id string, upd RiskUpda
 		patch(&r.Description, upd.Description)
 		patch(&r.Severity, upd.Severity)
 		patch(&r.Mitigation, upd.Mitigation)
-		r.Source = SourceEdited
+		r.Source, r.UpdatedAt = SourceEdited, now
 		if err := r.Validate(); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx,
-			`UPDATE risks SET description = ?, severity = ?, mitigation = ?, source = ?, updated_at = ? WHERE id = ?`,
-			r.Description, r.Severity, r.Mitigation, r.Source, formatTime(now), id)
+		name, err := actorName(ctx, tx)
+		if err != nil {
+			return err
+		}
+		r.UpdatedBy = name
+		_, err = tx.ExecContext(ctx,
+			`UPDATE risks SET description = ?, severity = ?, mitigation = ?, source = ?, updated_at = ?, updated_by = ? WHERE id = ?`,
+			r.Description, r.Severity, r.Mitigation, r.Source, formatTime(now), actor(ctx), id)
 		return err
 	})
 	if err != nil {

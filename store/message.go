@@ -67,11 +67,18 @@ type MessageCreate struct {
 // Validate checks a message against the domain's rules: a user message is
 // complete and holds 1 to MaxUserMessageBytes of content that is not all
 // blank; an assistant message ended as complete, stopped or failed and
-// holds at most MaxAssistantMessageBytes. Returns an EINVALID *Error saying
+// holds at most MaxAssistantMessageBytes. Content follows the rule for
+// stored text (text.go): a user message's line ends become "\n" and it may
+// not hold control characters or direction overrides; those are removed
+// from a reply, which a model wrote. Returns an EINVALID *Error saying
 // what to fix.
 func (m *Message) Validate() error {
+	m.Content = unixNewlines(m.Content)
 	switch m.Role {
 	case RoleUser:
+		if err := checkChars("the message", m.Content); err != nil {
+			return err
+		}
 		if strings.TrimSpace(m.Content) == "" {
 			return Errorf(EINVALID, "The message is empty. Type something to send.")
 		}
@@ -83,6 +90,7 @@ func (m *Message) Validate() error {
 			return Errorf(EINVALID, "A user message is always complete.")
 		}
 	case RoleAssistant:
+		m.Content = stripBadRunes(m.Content)
 		if len(m.Content) > MaxAssistantMessageBytes {
 			return Errorf(EINVALID, "The reply is %d KiB; the limit is %d KiB.",
 				(len(m.Content)+1023)/1024, MaxAssistantMessageBytes>>10)
@@ -117,6 +125,10 @@ func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, er
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	var by any // a person's message records who sent it; a model's reply nobody
+	if m.Role == RoleUser {
+		by = actor(ctx)
+	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id = ?`, formatTime(now), in.ThreadID)
 		if err != nil {
@@ -127,10 +139,10 @@ func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, er
 		}
 		_, err = tx.ExecContext(ctx,
 			`INSERT INTO messages (id, thread_id, role, content, status, error, model,
-			    input_tokens, output_tokens, response_id, reply_to, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
+			    input_tokens, output_tokens, response_id, reply_to, created_at, created_by)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)`,
 			m.ID, m.ThreadID, m.Role, m.Content, m.Status, m.Error, m.Model,
-			m.InputTokens, m.OutputTokens, m.ResponseID, m.ReplyTo, formatTime(now))
+			m.InputTokens, m.OutputTokens, m.ResponseID, m.ReplyTo, formatTime(now), by)
 		if violationOf(err) == foreignKeyViolation {
 			return fmt.Errorf("message it replies to: %w", ErrNotFound)
 		}

@@ -136,8 +136,8 @@ func (db *DB) CreatePlan(ctx context.Context, snapshotID string) (*Plan, error) 
 			return notFound(err, "snapshot %s", snapshotID)
 		}
 		_, err = tx.ExecContext(ctx,
-			`INSERT INTO plans (id, handoff_id, snapshot_id, version, status, created_at) VALUES (?, ?, ?, ?, 'running', ?)`,
-			p.ID, p.HandoffID, snapshotID, p.Version, formatTime(p.CreatedAt))
+			`INSERT INTO plans (id, handoff_id, snapshot_id, version, status, created_at, created_by) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
+			p.ID, p.HandoffID, snapshotID, p.Version, formatTime(p.CreatedAt), actor(ctx))
 		if violationOf(err) == uniqueViolation {
 			return Errorf(ECONFLICT, "A plan is already being written for this snapshot.")
 		}

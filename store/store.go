@@ -51,13 +51,11 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	if path == "" || path == ":memory:" {
 		return nil, errors.New("a file path is required")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, errors.New("is a directory, not a database file")
+	}
+	if err := privateFiles(path); err != nil {
+		return nil, err
 	}
 
 	db := &DB{path: path, now: func() time.Time { return time.Now().UTC() }}
@@ -77,6 +75,32 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// privateFiles makes the database's folder (when Open creates it) 0700 and
+// the database file and its -wal and -shm 0600: they hold the session key
+// and every conversation. SQLite gives the -wal and -shm files it creates
+// the database file's permissions, so creating that file 0600 first
+// covers them.
+func privateFiles(path string) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func (db *DB) migrate(ctx context.Context) error {

@@ -1,17 +1,53 @@
 package store
 
-import "unicode"
+import (
+	"strings"
+	"unicode"
+)
 
-// unsafeText reports C0 and C1 controls other than tab and newline, and
-// bidi overrides and isolates, which can make text read other than it is: the one rule for
-// text people write that Baton stores and shows.
-func unsafeText(s string) bool {
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-		case unicode.IsControl(r), r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
-			return true
-		}
+// The one rule for stored text (titles, messages, items, names): no
+// control characters but tab and newline, and none of the bidirectional
+// overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make text
+// read differently from what it says. Line ends are stored as "\n": a
+// browser sends a textarea's as "\r\n".
+
+// badTextRune reports whether stored text may not contain r.
+func badTextRune(r rune) bool {
+	return (r != '\n' && r != '\t' && unicode.IsControl(r)) ||
+		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// unixNewlines turns "\r\n" and a lone "\r" into "\n".
+func unixNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
 	}
-	return false
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// checkChars returns an EINVALID *Error naming what if s breaks the rule.
+func checkChars(what, s string) error {
+	if strings.IndexFunc(s, badTextRune) >= 0 {
+		return Errorf(EINVALID, "%s contains a control character or a text-direction override; remove it.", capitalize(what))
+	}
+	return nil
+}
+
+// stripBadRunes removes what the rule refuses from text nobody typed (a
+// model's reply): refusing it would lose the reply.
+func stripBadRunes(s string) string {
+	if strings.IndexFunc(s, badTextRune) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if badTextRune(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// unsafeText reports whether s breaks the rule (see badTextRune).
+func unsafeText(s string) bool {
+	return strings.IndexFunc(s, badTextRune) >= 0
 }

@@ -49,7 +49,7 @@ func (t *Thread) Validate() error {
 	if n := utf8.RuneCountInString(t.Title); n > MaxTitleLen {
 		return Errorf(EINVALID, "The title is %d characters long; keep it to %d.", n, MaxTitleLen)
 	}
-	return nil
+	return checkChars("the title", t.Title)
 }
 
 // CreateThread creates a thread. Returns ErrInvalid for a bad title and

@@ -74,10 +74,8 @@ func normalizeName(field, what, name string) (string, error) {
 	if n := utf8.RuneCountInString(name); n > MaxNameLen {
 		return "", Errorf(EINVALID, "The %s is %d characters long; keep it to %d.", what, n, MaxNameLen)
 	}
-	for _, r := range name {
-		if unicode.IsControl(r) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') {
-			return "", Errorf(EINVALID, "The %s contains a control character; remove it.", what)
-		}
+	if err := checkChars("the "+what, name); err != nil {
+		return "", err
 	}
 	return name, nil
 }

@@ -18,8 +18,9 @@ import (
 // counted, so that the per-client sign-in limit also bounds guessing them.
 const setupFailureEmail = "(setup code)"
 
-// accountRoutes registers the account pages on the browser group g.
-func (s *Server) accountRoutes(g *echo.Group) {
+// publicAccountRoutes registers the account pages anyone may open on the
+// public browser group: set-up, sign-in and -out, invites.
+func (s *Server) publicAccountRoutes(g *echo.Group) {
 	g.GET("/setup", s.handleSetupShow)
 	g.POST("/setup", s.handleSetup)
 	g.GET("/login", s.handleLoginShow)
@@ -27,21 +28,31 @@ func (s *Server) accountRoutes(g *echo.Group) {
 	g.POST("/logout", s.handleLogout)
 	g.GET("/invite/:token", s.handleInviteShow, s.optionalSession)
 	g.POST("/invite/:token", s.handleInviteAccept, s.optionalSession)
+}
 
-	// Per route, not a Group: a Group's middleware also answers every
-	// unknown path under its prefix, which would turn 404s into sign-in.
-	signedIn := s.requireSession
-	g.GET("/account", s.handleAccountShow, signedIn)
-	g.POST("/account/password", s.handlePasswordChange, signedIn)
-	g.POST("/workspace", s.handleWorkspaceSwitch, signedIn)
-	g.GET("/settings/tokens", s.handleTokensShow, signedIn, requireRole(store.RoleViewer))
-	g.POST("/settings/tokens", s.handleTokenCreate, signedIn, requireRole(store.RoleViewer))
-	g.POST("/settings/tokens/:id/revoke", s.handleTokenRevoke, signedIn)
-	g.GET("/members", s.handleMembersShow, signedIn, requireRole(store.RoleViewer))
-	g.POST("/members/:user/role", s.handleMemberRole, signedIn, requireRole(store.RoleOwner))
-	g.POST("/members/:user/remove", s.handleMemberRemove, signedIn, requireRole(store.RoleOwner))
-	g.POST("/invites", s.handleInviteCreate, signedIn, requireRole(store.RoleOwner))
-	g.POST("/invites/:id/delete", s.handleInviteDelete, signedIn, requireRole(store.RoleOwner))
+// accountRoutes registers the signed-in account pages on the app group g;
+// ownerOnly guards member management.
+func (s *Server) accountRoutes(g *echo.Group, ownerOnly echo.MiddlewareFunc) {
+	g.GET("/account", s.handleAccountShow)
+	g.POST("/account/password", s.handlePasswordChange)
+	g.POST("/workspace", s.handleWorkspaceSwitch)
+	g.GET("/settings/tokens", s.handleTokensShow, requireRole(store.RoleViewer))
+	g.POST("/settings/tokens", s.handleTokenCreate, requireRole(store.RoleViewer))
+	g.POST("/settings/tokens/:id/revoke", s.handleTokenRevoke)
+	g.GET("/members", s.handleMembersShow, requireRole(store.RoleViewer))
+	g.POST("/members/:user/role", s.handleMemberRole, ownerOnly)
+	g.POST("/members/:user/remove", s.handleMemberRemove, ownerOnly)
+	g.POST("/invites", s.handleInviteCreate, ownerOnly)
+	g.POST("/invites/:id/delete", s.handleInviteDelete, ownerOnly)
+}
+
+// linkTo returns the absolute URL of path for people to open: under
+// Config.PublicURL when set, else under the request's own address.
+func (s *Server) linkTo(c echo.Context, path string) string {
+	if s.publicURL != "" {
+		return s.publicURL + path
+	}
+	return c.Scheme() + "://" + c.Request().Host + path
 }
 
 // noStore keeps a page with a secret on it out of every cache.
@@ -295,7 +306,7 @@ func (s *Server) handleInviteCreate(c echo.Context) error {
 	if err != nil {
 		return s.memberChangeFailed(c, err)
 	}
-	return s.renderMembers(c, http.StatusCreated, c.Scheme()+"://"+c.Request().Host+"/invite/"+secret, "")
+	return s.renderMembers(c, http.StatusCreated, s.linkTo(c, "/invite/"+secret), "")
 }
 
 // handleInviteDelete serves POST /invites/:id/delete; owners only.

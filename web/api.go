@@ -80,7 +80,11 @@ func bindJSON(c echo.Context, v any) error {
 
 // handleAPIThreadList serves GET /api/v1/threads.
 func (s *Server) handleAPIThreadList(c echo.Context) error {
-	threads, err := s.db.FindThreads(c.Request().Context(), store.ThreadFilter{})
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	threads, err := s.db.FindThreads(c.Request().Context(), store.ThreadFilter{WorkspaceID: ws})
 	if err != nil {
 		return err
 	}
@@ -100,7 +104,11 @@ func (s *Server) handleAPIThreadCreate(c echo.Context) error {
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	t, err := s.db.CreateThread(c.Request().Context(), store.ThreadCreate{Title: in.Title})
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.db.CreateThread(c.Request().Context(), store.ThreadCreate{Title: in.Title, WorkspaceID: ws})
 	if err != nil {
 		return err
 	}
@@ -110,7 +118,7 @@ func (s *Server) handleAPIThreadCreate(c echo.Context) error {
 // handleAPIThreadShow serves GET /api/v1/threads/:id: the thread with its messages.
 func (s *Server) handleAPIThreadShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -141,7 +149,7 @@ func (s *Server) handleAPIMessageCreate(c echo.Context) error {
 	if err := bindJSON(c, &in); err != nil {
 		return err
 	}
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}

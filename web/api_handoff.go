@@ -144,7 +144,7 @@ func (s *Server) handleAPIUnpin(c echo.Context) error {
 // ends when nobody else does.
 func (s *Server) handleAPIExtract(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (s *Server) handleAPIExtract(c echo.Context) error {
 
 // handleAPIHandoffShow serves GET /api/v1/handoffs/:id.
 func (s *Server) handleAPIHandoffShow(c echo.Context) error {
-	h, err := s.db.FindHandoffByID(c.Request().Context(), c.Param("id"))
+	h, err := s.handoffIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -354,7 +354,7 @@ func (s *Server) handleAPIFreeze(c echo.Context) error {
 
 // handleAPISnapshotShow serves GET /api/v1/snapshots/:id.
 func (s *Server) handleAPISnapshotShow(c echo.Context) error {
-	sn, err := s.db.FindSnapshotByID(c.Request().Context(), c.Param("id"))
+	sn, err := s.snapshotIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/views"
 )
 
 // AuthConfig configures accounts and sign-in sessions.
@@ -146,9 +148,26 @@ func principalOf(c echo.Context) *principal {
 	return p
 }
 
+// setPrincipal puts p in the request's context, with its user as the
+// author of the changes the request makes (store.WithActor) and its
+// workspace for the model calls it makes (budgets count per workspace).
+// Jobs keep the request's context values.
 func setPrincipal(c echo.Context, p *principal) {
 	r := c.Request()
-	c.SetRequest(r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	ctx = store.WithActor(ctx, p.User.ID) // what it changes records who did
+	if p.WorkspaceID != "" {
+		ctx = agent.WithWorkspace(ctx, p.WorkspaceID)
+	}
+	// The API, MCP and review code read who is asking from these two.
+	scope := scopeWrite
+	if p.ReadOnly() {
+		scope = scopeRead
+	}
+	ctx = withCaller(ctx, caller{WorkspaceID: p.WorkspaceID, UserID: p.User.ID, Scope: scope})
+	ctx = views.WithRequestState(ctx, views.RequestState{UserID: p.User.ID, UserName: p.User.Name,
+		WorkspaceID: p.WorkspaceID, WorkspaceName: p.WorkspaceName, Role: string(p.Role), ReadOnly: p.ReadOnly()})
+	c.SetRequest(r.WithContext(ctx))
 }
 
 // isSetUp reports whether an account exists, asking the database until one does.
@@ -282,6 +301,25 @@ func errUnauthorizedAPI(message string) error {
 // never looked at. A read token may only GET (or HEAD); a write method
 // answers 403.
 func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return s.tokenAuth(next, true)
+}
+
+// requireMCPToken is requireToken for the MCP endpoint: every MCP call is a
+// POST, so a read token passes and the server offers it only read tools;
+// and no WWW-Authenticate challenge is sent, which some MCP clients take as
+// an invitation to OAuth and then drop the static Authorization header.
+func (s *Server) requireMCPToken(next echo.HandlerFunc) echo.HandlerFunc {
+	h := s.tokenAuth(next, false)
+	return func(c echo.Context) error {
+		err := h(c)
+		c.Response().Header().Del(echo.HeaderWWWAuthenticate)
+		return err
+	}
+}
+
+// tokenAuth authenticates a bearer token; with readOnlyByMethod, a read
+// token may only GET or HEAD.
+func (s *Server) tokenAuth(next echo.HandlerFunc, readOnlyByMethod bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		scheme, secret, ok := strings.Cut(r.Header.Get(echo.HeaderAuthorization), " ")
@@ -297,7 +335,7 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		} else if err != nil {
 			return err
 		}
-		if tok.Scope == store.ScopeRead && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if readOnlyByMethod && tok.Scope == store.ScopeRead && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			return &store.Error{Code: store.EFORBIDDEN, Message: "This token is read-only: it may only read (GET). Create a write token to make changes."}
 		}
 		if s.auth.cfg.Clock().Sub(tok.LastUsedAt) >= touchEvery {

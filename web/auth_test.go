@@ -39,7 +39,7 @@ func newAuthApp(t *testing.T, auth web.AuthConfig) (*testApp, *testClock) {
 	t.Helper()
 	clk := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	auth.Clock = clk.Now
-	a := newAppWith(t, web.Config{Provider: newFakeModel("ok"), ModelRate: 100, Auth: auth})
+	a := newBareApp(t, web.Config{Provider: newFakeModel("ok"), ModelRate: 100, Auth: auth})
 	a.DB.SetClock(clk.Now)
 	return a, clk
 }

@@ -158,7 +158,7 @@ func BenchmarkRealPages(b *testing.B) {
 	thread := seedRealBrainstorm(b, db)
 	handoff := seedRealReview(b, db)
 	srv := newBenchServer(b, db, offline.New())
-	cookie := csrfCookie(b, srv)
+	cookies := benchSignIn(b, db, srv)
 	baton := serveBench(b, srv)
 
 	hello := echo.New()
@@ -174,7 +174,9 @@ func BenchmarkRealPages(b *testing.B) {
 		return func() *http.Request {
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
 			req.Header.Set("Accept-Encoding", "gzip, deflate, br")
-			req.AddCookie(cookie)
+			for _, c := range cookies {
+				req.AddCookie(c)
+			}
 			return req
 		}
 	}
@@ -199,7 +201,7 @@ func BenchmarkRealPages(b *testing.B) {
 	} {
 		b.Run(page.name, func(b *testing.B) {
 			pageReq := newReq(baton.URL + page.path)
-			body := getBody(b, client, baton.URL+page.path, cookie)
+			body := getBody(b, client, baton.URL+page.path, cookies)
 			if err := page.check(body); err != nil {
 				b.Fatal(err)
 			}
@@ -235,10 +237,12 @@ func BenchmarkRealPages(b *testing.B) {
 }
 
 // getBody fetches url uncompressed and returns its body, which must be a 200.
-func getBody(b *testing.B, client *http.Client, url string, cookie *http.Cookie) string {
+func getBody(b *testing.B, client *http.Client, url string, cookies []*http.Cookie) string {
 	b.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.AddCookie(cookie)
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
 	res, err := client.Do(req)
 	if err != nil {
 		b.Fatal(err)

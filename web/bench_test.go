@@ -7,12 +7,14 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -143,15 +145,36 @@ func serveBench(b *testing.B, h http.Handler) *httptest.Server {
 	return ts
 }
 
-// csrfCookie returns the CSRF cookie a browser holds after its first visit,
-// so that benchmarked requests are those of a returning browser.
-func csrfCookie(b *testing.B, h http.Handler) *http.Cookie {
+// benchSignIn sets db up with an owner (unless it is) and signs in through
+// h: it returns the cookies a signed-in browser holds (session and CSRF).
+func benchSignIn(b *testing.B, db *store.DB, h http.Handler) []*http.Cookie {
 	b.Helper()
+	const email, password = "ana@example.com", "correct horse battery"
+	// Sessions are checked against the server's real clock: the seeding
+	// clock (benchClock) would make this one idle from the start.
+	db.SetClock(func() time.Time { return time.Now().UTC() })
+	if _, err := db.SetUp(context.Background(), store.Setup{
+		Owner: store.UserCreate{Email: email, Name: "Ana", Password: password}, Workspace: "Acme"}); err != nil && !errors.Is(err, store.ErrConflict) {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "http://localhost/login", strings.NewReader(url.Values{"email": {email}, "password": {password}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost/", nil))
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusSeeOther {
+		b.Fatalf("sign in: status %d, want 303: %s", rec.Code, rec.Body)
+	}
+	cookies := rec.Result().Cookies()
+	req = httptest.NewRequest(http.MethodGet, "http://localhost/", nil)
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
 	for _, c := range rec.Result().Cookies() {
 		if c.Name == "baton_csrf" {
-			return c
+			return append(cookies, c)
 		}
 	}
 	b.Fatal("GET / set no baton_csrf cookie")
@@ -166,12 +189,14 @@ func BenchmarkThreadPageRender(b *testing.B) {
 	db := storetest.MustOpen(b)
 	thread := seedBrainstorm(b, db, benchMessages)
 	srv := newBenchServer(b, db, offline.New())
-	cookie := csrfCookie(b, srv)
+	cookies := benchSignIn(b, db, srv)
 	path := "/t/" + thread.ID
 
 	get := func(b *testing.B, h http.Handler, compressed bool) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, "http://localhost"+path, nil)
-		req.AddCookie(cookie)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
 		if compressed {
 			req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 		}
@@ -229,7 +254,7 @@ func BenchmarkServerThroughput(b *testing.B) {
 	db := storetest.MustOpen(b)
 	thread := seedBrainstorm(b, db, benchMessages)
 	srv := newBenchServer(b, db, offline.New())
-	cookie := csrfCookie(b, srv)
+	cookies := benchSignIn(b, db, srv)
 	baton := serveBench(b, srv)
 
 	hello := echo.New()
@@ -248,7 +273,11 @@ func BenchmarkServerThroughput(b *testing.B) {
 		return func() *http.Request {
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
 			req.Header.Set("Accept-Encoding", "gzip, deflate, br")
-			req.AddCookie(cookie)
+			if strings.HasPrefix(url, baton.URL) {
+				for _, c := range cookies {
+					req.AddCookie(c)
+				}
+			}
 			return req
 		}
 	}
@@ -463,6 +492,7 @@ func BenchmarkSSEPerToken(b *testing.B) {
 			}
 			db := storetest.MustOpen(b)
 			srv := newBenchServer(b, db, deltaModel{deltas: deltas})
+			cookies := benchSignIn(b, db, srv)
 			ts := serveBench(b, srv)
 			tr := &http.Transport{DisableCompression: true}
 			b.Cleanup(tr.CloseIdleConnections)
@@ -484,6 +514,10 @@ func BenchmarkSSEPerToken(b *testing.B) {
 				}
 				req, _ := http.NewRequest(http.MethodGet, ts.URL+"/t/"+t.ID+"/messages/"+user.ID+"/reply", nil)
 				req.Header.Set("Accept", "text/event-stream")
+				req.Header.Set("Sec-Fetch-Site", "same-origin") // Baton's own page starts the reply
+				for _, c := range cookies {
+					req.AddCookie(c)
+				}
 				b.StartTimer()
 
 				got, err := readReplyStream(client, req)
@@ -545,7 +579,9 @@ func BenchmarkChatPageFirstLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	full := seedBrainstorm(b, db, benchMessages)
-	ts := serveBench(b, newBenchServer(b, db, offline.New()))
+	srv := newBenchServer(b, db, offline.New())
+	cookies := benchSignIn(b, db, srv)
+	ts := serveBench(b, srv)
 
 	for _, tt := range []struct {
 		name   string
@@ -558,7 +594,7 @@ func BenchmarkChatPageFirstLoad(b *testing.B) {
 			var wire, body int64
 			var plain []string
 			for b.Loop() {
-				wire, body, plain = firstLoad(b, ts.URL, "/t/"+tt.thread.ID)
+				wire, body, plain = firstLoad(b, ts.URL, "/t/"+tt.thread.ID, cookies)
 			}
 			if len(plain) > 0 {
 				b.Logf("sent without compression: %s", strings.Join(plain, ", "))
@@ -573,7 +609,8 @@ func BenchmarkChatPageFirstLoad(b *testing.B) {
 // firstLoad fetches page and what it links with a fresh client, as a
 // first visit does, and returns the response bytes read from the
 // connections, the body bytes alone, and which responses came uncompressed.
-func firstLoad(b *testing.B, base, page string) (wire, body int64, plain []string) {
+// The visitor is signed in already (cookies).
+func firstLoad(b *testing.B, base, page string, cookies []*http.Cookie) (wire, body int64, plain []string) {
 	b.Helper()
 	var read atomic.Int64
 	dialer := &net.Dialer{}
@@ -593,6 +630,9 @@ func firstLoad(b *testing.B, base, page string) (wire, body int64, plain []strin
 	get := func(path string) []byte {
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 		req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
 		res, err := client.Do(req)
 		if err != nil {
 			b.Fatal(err)

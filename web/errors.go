@@ -173,13 +173,23 @@ var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // meta gathers what every full page needs.
 func (s *Server) meta(c echo.Context, title string) views.Meta {
-	return views.Meta{
+	m := views.Meta{
 		Title:    title,
 		Provider: s.provider.Name(),
 		Model:    s.provider.Model(),
 		Flash:    s.popFlash(c),
 		Assets:   s.assets,
 	}
+	if p := principalOf(c); p != nil && p.Session != nil {
+		// The header's workspace switcher. A page renders without it
+		// rather than fail for it.
+		ms, err := s.db.FindMemberships(c.Request().Context(), store.MembershipFilter{UserID: p.User.ID})
+		if err != nil {
+			s.log.Warn("header workspaces", "err", err)
+		}
+		m.Workspaces = ms
+	}
+	return m
 }
 
 const flashKey = "flash"

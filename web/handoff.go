@@ -70,7 +70,7 @@ func (s *Server) readyState(c echo.Context, threadID string) (views.Ready, error
 // which follows it over SSE. A second click joins the running extraction.
 func (s *Server) handleExtractStart(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (s *Server) handleExtractCancel(c echo.Context) error {
 
 // handleReviewShow serves GET /h/:id: the review screen.
 func (s *Server) handleReviewShow(c echo.Context) error {
-	h, err := s.db.FindHandoffByID(c.Request().Context(), c.Param("id"))
+	h, err := s.handoffIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -350,7 +350,7 @@ func (s *Server) reviewItem(c echo.Context) (*store.Handoff, itemKind, string, e
 	if !ok {
 		return nil, kind, "", echo.NewHTTPError(http.StatusNotFound)
 	}
-	h, err := s.db.FindHandoffByID(c.Request().Context(), c.Param("id"))
+	h, err := s.handoffIn(c, c.Param("id"))
 	if err != nil {
 		return nil, kind, "", err
 	}
@@ -444,7 +444,7 @@ func (s *Server) renderChange(c echo.Context, kind itemKind, ch store.Change, st
 	if !isHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/h/"+c.Param("id")+"#"+kind.name+"-h")
 	}
-	h, err := s.db.FindHandoffByID(c.Request().Context(), c.Param("id"))
+	h, err := s.handoffIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}

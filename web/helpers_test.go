@@ -40,8 +40,13 @@ type testApp struct {
 	Srv *web.Server
 	TS  *httptest.Server
 	// Client keeps cookies and does not follow redirects, so tests see
-	// the 303s themselves.
+	// the 303s themselves. newApp signs it in as Owner.
 	Client *http.Client
+	// Owner is Ana, owner of the default workspace, when the app was made
+	// with newApp or newAppWith; Token is a write token of hers, which
+	// newRequest sends with every /api/ request that names no other.
+	Owner *store.User
+	Token string
 }
 
 // newApp starts the real router with p as the model. The server's own
@@ -53,8 +58,42 @@ func newApp(t *testing.T, p agent.Provider) *testApp {
 }
 
 // newAppWith is newApp with more of the config; DB, Logger, SessionKey
-// and Version are filled in.
+// and Version are filled in. Its Client is signed in as Owner, and API
+// requests carry her write Token.
 func newAppWith(t *testing.T, cfg web.Config) *testApp {
+	t.Helper()
+	a := newBareApp(t, cfg)
+	a.signIn()
+	return a
+}
+
+// signIn sets Baton up with Ana as owner of the default workspace, signs
+// the app's Client in as her and makes her a write token for the API.
+func (a *testApp) signIn() {
+	a.t.Helper()
+	a.Owner = a.setUp()
+	req := a.newRequest(http.MethodPost, "/login", strings.NewReader(url.Values{
+		"email": {a.Owner.Email}, "password": {ownerPassword}}.Encode()), sameOrigin)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if res, body := a.do(req); res.StatusCode != http.StatusSeeOther {
+		a.t.Fatalf("sign in: status %d, want 303\n%s", res.StatusCode, body)
+	}
+	a.Token = a.newToken(a.Owner, a.DB.DefaultWorkspaceID(), store.ScopeWrite)
+}
+
+// newToken makes an API token of user in workspace and returns its secret.
+func (a *testApp) newToken(user *store.User, workspaceID string, scope store.TokenScope) string {
+	a.t.Helper()
+	_, secret, err := a.DB.CreateToken(context.Background(), store.TokenCreate{
+		UserID: user.ID, WorkspaceID: workspaceID, Name: "tests " + string(scope), Scope: scope})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return secret
+}
+
+// newBareApp is newAppWith without an account: Baton is not set up yet.
+func newBareApp(t *testing.T, cfg web.Config) *testApp {
 	t.Helper()
 	db := storetest.MustOpen(t)
 	cfg.DB = db
@@ -134,6 +173,9 @@ func (a *testApp) newRequest(method, path string, body io.Reader, header http.He
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
+	}
+	if a.Token != "" && strings.HasPrefix(path, "/api/") && req.Header.Get("Authorization") == "" {
+		req.Header.Set("Authorization", "Bearer "+a.Token)
 	}
 	return req
 }

@@ -26,6 +26,7 @@ func (s *Server) captureMemory(ctx context.Context, sn *store.Snapshot) error {
 	if err != nil {
 		return err
 	}
+	ctx = agent.WithWorkspace(ctx, h.WorkspaceID) // the judge's calls count against it
 	res, err := agent.CaptureSnapshot(ctx, s.db, sn, h.WorkspaceID, s.judge)
 	if err != nil {
 		return fmt.Errorf("capture snapshot %s: %w", sn.ID, err)
@@ -92,15 +93,19 @@ func (s *Server) handleMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	terms := agent.SearchTerms(ms.Query)
-	if ms.Decisions, err = s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Terms: terms, Scope: ms.Scope, Status: status}); err != nil {
+	ws, err := workspaceOf(c)
+	if err != nil {
 		return err
 	}
-	if ms.Risks, err = s.db.FindLearnings(ctx, store.LearningFilter{Terms: terms, Kind: store.LearningRisk, Limit: 20}); err != nil {
+	terms := agent.SearchTerms(ms.Query)
+	if ms.Decisions, err = s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{WorkspaceID: ws, Terms: terms, Scope: ms.Scope, Status: status}); err != nil {
+		return err
+	}
+	if ms.Risks, err = s.db.FindLearnings(ctx, store.LearningFilter{WorkspaceID: ws, Terms: terms, Kind: store.LearningRisk, Limit: 20}); err != nil {
 		return err
 	}
 	if ms.Query != "" {
-		if ms.Learnings, err = s.db.FindLearnings(ctx, store.LearningFilter{Terms: terms, Limit: 20}); err != nil {
+		if ms.Learnings, err = s.db.FindLearnings(ctx, store.LearningFilter{WorkspaceID: ws, Terms: terms, Limit: 20}); err != nil {
 			return err
 		}
 	}
@@ -118,7 +123,7 @@ func recordStatus(s string) (store.DecisionStatus, error) {
 // handleDecisionShow serves GET /decisions/:id.
 func (s *Server) handleDecisionShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	d, err := s.db.FindDecisionRecordByID(ctx, c.Param("id"))
+	d, err := s.decisionIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -141,6 +146,10 @@ func (s *Server) handleDecisionSupersede(c echo.Context) error {
 	if c.FormValue("by") == "" {
 		return store.Errorf(store.EINVALID, "Choose the decision that replaces this one.")
 	}
+	// The replacement must be of this workspace too (404 otherwise, as if missing).
+	if _, err := s.decisionIn(c, c.FormValue("by")); err != nil {
+		return err
+	}
 	if err := s.db.SupersedeDecisionRecord(c.Request().Context(), c.Param("id"), c.FormValue("by")); err != nil {
 		return err
 	}
@@ -158,7 +167,7 @@ func (s *Server) handleDecisionReactivate(c echo.Context) error {
 // handleDecisionADR serves GET /decisions/:id/adr.md: the decision as a
 // MADR-style markdown file.
 func (s *Server) handleDecisionADR(c echo.Context) error {
-	d, err := s.db.FindDecisionRecordByID(c.Request().Context(), c.Param("id"))
+	d, err := s.decisionIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -169,7 +178,11 @@ func (s *Server) handleDecisionADR(c echo.Context) error {
 // handleADRZip serves GET /decisions/adr.zip: every active decision as ADRs.
 func (s *Server) handleADRZip(c echo.Context) error {
 	ctx := c.Request().Context()
-	list, err := s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{Status: store.DecisionActive, Limit: store.MaxSearchLimit})
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	list, err := s.db.FindDecisionRecords(ctx, store.DecisionRecordFilter{WorkspaceID: ws, Status: store.DecisionActive, Limit: store.MaxSearchLimit})
 	if err != nil {
 		return err
 	}
@@ -197,13 +210,17 @@ func (s *Server) handleFileShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rel, err := s.db.FindFileRelationships(ctx, "", path)
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	rel, err := s.db.FindFileRelationships(ctx, ws, path)
 	if errors.Is(err, store.ErrNotFound) {
 		rel = &store.FileRelationships{Path: path}
 	} else if err != nil {
 		return err
 	}
-	learnings, err := s.db.FindLearnings(ctx, store.LearningFilter{Kind: store.LearningFile, Path: path, Limit: 10})
+	learnings, err := s.db.FindLearnings(ctx, store.LearningFilter{WorkspaceID: ws, Kind: store.LearningFile, Path: path, Limit: 10})
 	if err != nil {
 		return err
 	}
@@ -272,7 +289,11 @@ func (s *Server) handleAPIDecisionList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.db.FindDecisionRecords(c.Request().Context(), store.DecisionRecordFilter{
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	list, err := s.db.FindDecisionRecords(c.Request().Context(), store.DecisionRecordFilter{WorkspaceID: ws,
 		Terms: agent.SearchTerms(c.QueryParam("q")), Scope: c.QueryParam("scope"), Status: status})
 	if err != nil {
 		return err
@@ -286,7 +307,7 @@ func (s *Server) handleAPIDecisionList(c echo.Context) error {
 
 // handleAPIDecisionShow serves GET /api/v1/decisions/:id.
 func (s *Server) handleAPIDecisionShow(c echo.Context) error {
-	d, err := s.db.FindDecisionRecordByID(c.Request().Context(), c.Param("id"))
+	d, err := s.decisionIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -306,6 +327,10 @@ func (s *Server) handleAPIDecisionSupersede(c echo.Context) error {
 		return store.Errorf(store.EINVALID, `Name the decision that replaces it: {"by": "<decision id>"}.`)
 	}
 	ctx := c.Request().Context()
+	// The replacement must be of this workspace too (404 otherwise, as if missing).
+	if _, err := s.decisionIn(c, in.By); err != nil {
+		return err
+	}
 	if err := s.db.SupersedeDecisionRecord(ctx, c.Param("id"), in.By); err != nil {
 		return err
 	}
@@ -331,7 +356,11 @@ func (s *Server) handleAPIFileRelationships(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rel, err := s.db.FindFileRelationships(c.Request().Context(), "", path)
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	rel, err := s.db.FindFileRelationships(c.Request().Context(), ws, path)
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func (s *Server) planView(ctx context.Context, plan *store.Plan) (views.PlanView
 // agent writes it.
 func (s *Server) handlePlanShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	plan, err := s.planIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (s *Server) handlePlanShow(c echo.Context) error {
 // with the finished plan.
 func (s *Server) handlePlanEvents(c echo.Context) error {
 	ctx := c.Request().Context()
-	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	plan, err := s.planIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (s *Server) handlePlanEvents(c echo.Context) error {
 
 // handlePlanCancel serves POST /p/:id/cancel.
 func (s *Server) handlePlanCancel(c echo.Context) error {
-	plan, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id"))
+	plan, err := s.planIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (s *Server) handlePlanCancel(c echo.Context) error {
 // the same snapshot.
 func (s *Server) handlePlanRerun(c echo.Context) error {
 	ctx := c.Request().Context()
-	plan, err := s.db.FindPlanByID(ctx, c.Param("id"))
+	plan, err := s.planIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (s *Server) handlePlanRerun(c echo.Context) error {
 
 // handlePlanDownload serves GET /p/:id/plan.md.
 func (s *Server) handlePlanDownload(c echo.Context) error {
-	plan, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id"))
+	plan, err := s.planIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -327,7 +327,7 @@ func (s *Server) handleAPIPlanCreate(c echo.Context) error {
 
 // handleAPIPlanShow serves GET /api/v1/plans/:id.
 func (s *Server) handleAPIPlanShow(c echo.Context) error {
-	plan, err := s.db.FindPlanByID(c.Request().Context(), c.Param("id"))
+	plan, err := s.planIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,8 @@ const (
 // which check the link's mode instead.
 func can(ctx context.Context, a action) bool {
 	st := views.RequestStateFrom(ctx)
-	if st.ReadOnly {
-		return false
+	if st.ReadOnly && st.Role == "" {
+		return false // a shared view: guests go through the share routes
 	}
 	switch st.Role {
 	case "", roleOwner, roleEditor: // "": the local owner of a Baton without accounts
@@ -90,11 +90,23 @@ func (s *Server) workspaceID(ctx context.Context) string {
 }
 
 // reviewMembers returns the members of the caller's workspace whom review
-// can be requested of, the caller left out. Until accounts land there are
-// none: the page says so. The accounts branch replaces the body with its
-// membership query (user id, name, role).
+// can be requested of, the caller left out.
 func (s *Server) reviewMembers(ctx context.Context) ([]views.Member, error) {
-	return nil, nil
+	st := views.RequestStateFrom(ctx)
+	if st.WorkspaceID == "" {
+		return nil, nil
+	}
+	ms, err := s.db.FindMemberships(ctx, store.MembershipFilter{WorkspaceID: st.WorkspaceID})
+	if err != nil {
+		return nil, err
+	}
+	var out []views.Member
+	for _, m := range ms {
+		if m.UserID != st.UserID {
+			out = append(out, views.Member{UserID: m.UserID, Name: m.UserName, Role: string(m.Role)})
+		}
+	}
+	return out, nil
 }
 
 // findMember returns the member of the caller's workspace with the user

@@ -75,10 +75,12 @@ func BenchmarkSharePage(b *testing.B) {
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
-	cookie := csrfCookie(b, srv)
+	cookies := benchSignIn(b, db, srv)
 	get := func(path string) int {
 		req := httptest.NewRequest(http.MethodGet, "http://localhost"+path, nil)
-		req.AddCookie(cookie)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
 		req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)

@@ -179,35 +179,38 @@ func (s *Server) commentView(c *store.Comment, viewer store.Actor) views.Comment
 }
 
 // reviewRoutes registers the team-review routes of member pages.
-func (s *Server) reviewRoutes(b *echo.Group) {
-	b.GET("/h/:id/live", s.handleLive)
-	b.GET("/h/:id/comments", s.handleCommentThreadShow)
-	b.POST("/h/:id/comments", s.handleCommentCreate)
-	b.POST("/h/:id/comments/:cid/replies", s.handleReplyCreate)
-	b.POST("/h/:id/comments/:cid/resolve", s.handleCommentResolve(true))
-	b.POST("/h/:id/comments/:cid/reopen", s.handleCommentResolve(false))
-	b.GET("/h/:id/comments/:cid/edit", s.handleCommentEditForm)
-	b.POST("/h/:id/comments/:cid/edit", s.handleCommentUpdate)
-	b.POST("/h/:id/comments/:cid/delete", s.handleCommentDelete)
-	b.POST("/h/:id/reviews", s.handleReviewCreate)
-	b.POST("/h/:id/review-requests", s.handleReviewRequest)
-	b.POST("/h/:id/shares", s.handleShareCreate(false))
-	b.POST("/h/:id/shares/:sid/revoke", s.handleShareRevoke)
-	b.POST("/p/:id/shares", s.handleShareCreate(true))
+// Viewers comment and review; sharing and requesting reviews need an
+// editor (editorOnly), and every route checks the handoff or plan is the
+// caller's workspace's.
+func (s *Server) reviewRoutes(b *echo.Group, editorOnly echo.MiddlewareFunc) {
+	b.GET("/h/:id/live", s.handleLive, s.inHandoff)
+	b.GET("/h/:id/comments", s.handleCommentThreadShow, s.inHandoff)
+	b.POST("/h/:id/comments", s.handleCommentCreate, s.inHandoff)
+	b.POST("/h/:id/comments/:cid/replies", s.handleReplyCreate, s.inHandoff)
+	b.POST("/h/:id/comments/:cid/resolve", s.handleCommentResolve(true), s.inHandoff)
+	b.POST("/h/:id/comments/:cid/reopen", s.handleCommentResolve(false), s.inHandoff)
+	b.GET("/h/:id/comments/:cid/edit", s.handleCommentEditForm, s.inHandoff)
+	b.POST("/h/:id/comments/:cid/edit", s.handleCommentUpdate, s.inHandoff)
+	b.POST("/h/:id/comments/:cid/delete", s.handleCommentDelete, s.inHandoff)
+	b.POST("/h/:id/reviews", s.handleReviewCreate, s.inHandoff)
+	b.POST("/h/:id/review-requests", s.handleReviewRequest, editorOnly, s.inHandoff)
+	b.POST("/h/:id/shares", s.handleShareCreate(false), editorOnly, s.inHandoff)
+	b.POST("/h/:id/shares/:sid/revoke", s.handleShareRevoke, editorOnly, s.inHandoff)
+	b.POST("/p/:id/shares", s.handleShareCreate(true), editorOnly, s.inPlan)
 }
 
 // apiReviewRoutes registers the team-review routes of the JSON API.
-func (s *Server) apiReviewRoutes(api *echo.Group) {
-	api.GET("/handoffs/:id/comments", s.handleAPICommentList)
-	api.POST("/handoffs/:id/comments", s.handleAPICommentCreate)
+func (s *Server) apiReviewRoutes(api *echo.Group, editorOnly echo.MiddlewareFunc) {
+	api.GET("/handoffs/:id/comments", s.handleAPICommentList, s.inHandoff)
+	api.POST("/handoffs/:id/comments", s.handleAPICommentCreate, s.inHandoff)
 	api.POST("/comments/:id/replies", s.handleAPIReplyCreate)
 	api.POST("/comments/:id/resolve", s.handleAPICommentResolve(true))
 	api.POST("/comments/:id/reopen", s.handleAPICommentResolve(false))
 	api.PATCH("/comments/:id", s.handleAPICommentUpdate)
 	api.DELETE("/comments/:id", s.handleAPICommentDelete)
-	api.POST("/handoffs/:id/reviews", s.handleAPIReviewCreate)
-	api.POST("/handoffs/:id/shares", s.handleAPIShareCreate(false))
-	api.POST("/plans/:id/shares", s.handleAPIShareCreate(true))
+	api.POST("/handoffs/:id/reviews", s.handleAPIReviewCreate, s.inHandoff)
+	api.POST("/handoffs/:id/shares", s.handleAPIShareCreate(false), editorOnly, s.inHandoff)
+	api.POST("/plans/:id/shares", s.handleAPIShareCreate(true), editorOnly, s.inPlan)
 	api.GET("/shares", s.handleAPIShareList)
-	api.DELETE("/shares/:id", s.handleAPIShareRevoke)
+	api.DELETE("/shares/:id", s.handleAPIShareRevoke, editorOnly)
 }

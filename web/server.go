@@ -71,6 +71,10 @@ type Config struct {
 	// ShareRate limits share-link requests per client (per second, with a
 	// burst of five times that). Zero means 10/s.
 	ShareRate float64
+	// PublicURL is the address people open Baton at (BATON_PUBLIC_URL),
+	// without a trailing slash; links Baton hands out (invites) start with
+	// it. Empty means the address of the request.
+	PublicURL string
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -86,6 +90,8 @@ type Server struct {
 	sessions *sessions.CookieStore
 	auth     *auth
 	version  string
+	// publicURL is Config.PublicURL.
+	publicURL string
 	// extractor extracts handoffs; nil asks provider.
 	extractor agent.Extractor
 	judge     agent.Judge
@@ -145,6 +151,7 @@ func New(cfg Config) *Server {
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
 		auth:         newAuth(cfg.Auth, cfg.SessionKey),
 		version:      cfg.Version,
+		publicURL:    cfg.PublicURL,
 		jobs:         newJobRunner(cfg.Logger, cfg.JobGrace, cfg.JobConnectGrace),
 		live:         newLiveHub(),
 		memoryBudget: cfg.MemoryBudget,
@@ -192,122 +199,7 @@ func New(cfg Config) *Server {
 	e.GET("/schemas/"+envelope.SchemaFile, s.handleSchema)
 	e.GET(static.Prefix+"*", echo.WrapHandler(s.assets))
 
-	// Browser routes: CSRF-protected (Fetch Metadata first, token as fallback);
-	// withViewState then hands the token to the views.
-	b := e.Group("", middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
-		ContextKey:     csrfContextKey,
-		CookieName:     "baton_csrf",
-		CookiePath:     "/",
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteStrictMode,
-		ErrorHandler:   func(err error, c echo.Context) error { return errCSRF },
-		// Baton has one origin: a write from another site, or from another
-		// port of the same host ("same-site", which could also plant the
-		// token cookie), is refused outright. Browsers without Fetch
-		// Metadata fall back to the token.
-		AllowSecFetchSiteFunc: func(echo.Context) (bool, error) { return false, errCSRF },
-	}), withViewState, s.withReviewPanel, s.announceChanges)
-	b.GET("/", s.handleHome)
-	b.POST("/threads", s.handleThreadCreate)
-	b.GET("/t/:id", s.handleThreadShow)
-	b.GET("/archived", s.handleThreadsArchived)
-	b.POST("/t/:id/rename", s.handleThreadRename)
-	b.POST("/t/:id/archive", s.handleThreadArchive)
-	b.GET("/t/:id/delete", s.handleThreadDeleteConfirm)
-	b.POST("/t/:id/delete", s.handleThreadDelete)
-	b.POST("/t/:id/messages", s.handleMessageCreate, modelLimit)
-	b.GET("/t/:id/messages/:mid/reply", s.handleReplyStream, modelLimit)
-	b.POST("/t/:id/messages/:mid/stop", s.handleReplyStop)
-	b.POST("/t/:id/messages/:mid/retry", s.handleReplyRetry, modelLimit)
-	b.POST("/t/:id/messages/:mid/pin", s.handlePin)
-	b.POST("/t/:id/messages/:mid/unpin", s.handleUnpin)
-	b.POST("/t/:id/extract", s.handleExtractStart, modelLimit)
-	b.GET("/t/:id/extract/events", s.handleExtractEvents)
-	b.POST("/t/:id/extract/cancel", s.handleExtractCancel)
-	b.POST("/t/:id/handoff", s.handleThreadHandoffStart, modelLimit)
-	b.GET("/t/:id/handoffs/:hid", s.handleThreadHandoffShow)
-	b.GET("/t/:id/handoffs/:hid/events", s.handleThreadHandoffEvents)
-	b.POST("/t/:id/handoffs/:hid/cancel", s.handleThreadHandoffCancel)
-	b.POST("/t/:id/handoffs/:hid/accept", s.handleThreadHandoffAccept)
-	b.POST("/t/:id/handoffs/:hid/decline", s.handleThreadHandoffDecline)
-	b.GET("/h/:id", s.handleReviewShow)
-	b.POST("/h/:id/freeze", s.handleFreeze, modelLimit)
-	b.POST("/h/:id/draft", s.handleHandoffReopen)
-	b.GET("/p/:id", s.handlePlanShow)
-	b.GET("/p/:id/events", s.handlePlanEvents)
-	b.GET("/p/:id/plan.md", s.handlePlanDownload)
-	b.GET("/p/:id/export.zip", s.handlePlanExport)
-	b.GET("/h/:id/export.zip", s.handleHandoffExport)
-	b.POST("/p/:id/cancel", s.handlePlanCancel)
-	b.POST("/p/:id/rerun", s.handlePlanRerun, modelLimit)
-	b.POST("/p/:id/replan", s.handlePlanReplan, modelLimit)
-	b.GET("/memory", s.handleMemory)
-	b.GET("/decisions/adr.zip", s.handleADRZip)
-	b.GET("/decisions/:id", s.handleDecisionShow)
-	b.GET("/decisions/:id/adr.md", s.handleDecisionADR)
-	b.POST("/decisions/:id/supersede", s.handleDecisionSupersede)
-	b.POST("/decisions/:id/reactivate", s.handleDecisionReactivate)
-	b.GET("/files/*", s.handleFileShow)
-	s.reviewRoutes(b)
-	b.POST("/h/:id/:kind", s.handleItemCreate)
-	b.GET("/h/:id/:kind/:item", s.handleItemShow)
-	b.GET("/h/:id/:kind/:item/edit", s.handleItemEdit)
-	b.POST("/h/:id/:kind/:item", s.handleItemUpdate)
-	b.POST("/h/:id/:kind/:item/delete", s.handleItemDelete)
-	s.accountRoutes(b) // accounts: set-up, sign-in, members, invites, tokens
-
-	// JSON API: for scripts and agents. No cookies are involved, so no
-	// CSRF token; requireJSON refuses what a cross-site form could send.
-	api := e.Group("/api/v1", requireJSON, s.announceChanges)
-	api.GET("/threads", s.handleAPIThreadList)
-	api.POST("/threads", s.handleAPIThreadCreate)
-	api.GET("/threads/:id", s.handleAPIThreadShow)
-	api.PATCH("/threads/:id", s.handleAPIThreadUpdate)
-	api.DELETE("/threads/:id", s.handleAPIThreadDelete)
-	api.POST("/threads/:id/messages", s.handleAPIMessageCreate, modelLimit)
-	api.POST("/threads/:id/messages/:mid/pin", s.handleAPIPin)
-	api.DELETE("/threads/:id/messages/:mid/pin", s.handleAPIUnpin)
-	api.POST("/threads/:id/handoff", s.handleAPIExtract, modelLimit)
-	api.POST("/threads/:id/thread-handoffs", s.handleAPIThreadHandoffCreate, modelLimit)
-	api.POST("/thread-handoffs/:id/accept", s.handleAPIThreadHandoffAccept)
-	api.POST("/thread-handoffs/:id/decline", s.handleAPIThreadHandoffDecline)
-	api.GET("/handoffs/:id", s.handleAPIHandoffShow)
-	api.POST("/handoffs/:id/freeze", s.handleAPIFreeze, longWrite)
-	api.POST("/handoffs/:id/plan", s.handleAPIPlanCreate, modelLimit)
-	api.GET("/plans/:id", s.handleAPIPlanShow)
-	api.GET("/decisions", s.handleAPIDecisionList)
-	api.GET("/decisions/:id", s.handleAPIDecisionShow)
-	api.POST("/decisions/:id/supersede", s.handleAPIDecisionSupersede)
-	api.POST("/decisions/:id/reactivate", s.handleAPIDecisionReactivate)
-	api.GET("/files/*", s.handleAPIFileRelationships)
-	api.POST("/handoffs/:id/:kind", s.handleAPIItemCreate)
-	api.PATCH("/handoffs/:id/:kind/:item", s.handleAPIItemUpdate)
-	api.DELETE("/handoffs/:id/:kind/:item", s.handleAPIItemDelete)
-	api.GET("/snapshots/:id", s.handleAPISnapshotShow)
-
-	// Agent coordination (issue 15): pages, JSON API, and MCP, which is an
-	// API (bearer tokens, no cookies) and so sits outside the CSRF group.
-	b.GET("/agents", s.handleAgents)
-	b.GET("/agents/feed", s.handleAgentsFeed)
-	b.GET("/agents/entries/:id", s.handleAgentEntryShow)
-	b.GET("/agents/handoffs/:id", s.handleAgentHandoffShow)
-	b.POST("/agents/handoffs/:id/acknowledge", s.handleAgentHandoffAcknowledge)
-	api.POST("/blackboard", s.handleAPIBlackboardCreate, requireWrite)
-	api.GET("/blackboard", s.handleAPIBlackboardList)
-	api.POST("/agent-handoffs", s.handleAPIAgentHandoffCreate, requireWrite)
-	api.GET("/agent-handoffs", s.handleAPIAgentHandoffList)
-	api.GET("/agent-handoffs/inbox", s.handleAPIInbox)
-	api.GET("/agent-handoffs/:id", s.handleAPIAgentHandoffShow)
-	api.POST("/agent-handoffs/:id/acknowledge", s.handleAPIAgentHandoffAcknowledge, requireWrite)
-	api.POST("/agent-handoffs/:id/claim", s.handleAPIAgentHandoffClaim, requireWrite)
-	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", echo.WrapHandler(s.mcpHandler()))
-	s.apiReviewRoutes(api)
-	s.shareRoutes(e, cfg.ShareRate)
-	api.GET("/handoffs/:id/envelope", s.handleAPIHandoffEnvelope)
-	api.GET("/plans/:id/envelope", s.handleAPIPlanEnvelope)
-	api.POST("/envelopes", s.handleAPIEnvelopeImport)
-	api.POST("/envelopes/validate", s.handleAPIEnvelopeValidate)
+	s.routes(e, modelLimit, cfg.ShareRate)
 	return s
 }
 
@@ -468,3 +360,8 @@ func longWrite(next echo.HandlerFunc) echo.HandlerFunc {
 func chain(a, b echo.MiddlewareFunc) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc { return a(b(next)) }
 }
+
+// Routes lists the server's routes (method and path pattern) as
+// registered, including the groups' catch-alls (method
+// echo.RouteNotFound). The access tests check every one of them.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }

@@ -138,10 +138,19 @@ func csrfToken(t *testing.T, app *testApp) string {
 	if got, want := res.StatusCode, http.StatusOK; got != want {
 		t.Fatalf("GET /: Status=%d, want %d", got, want)
 	}
-	input := findOne(t, parseHTML(t, page), "input", "name", "_csrf")
-	token := attr(input, "value")
+	// The new-thread form and the header's sign-out form carry the same token.
+	inputs := findAll(parseHTML(t, page), "input", "name", "_csrf")
+	if len(inputs) == 0 {
+		t.Fatal("the page has no _csrf field")
+	}
+	token := attr(inputs[0], "value")
 	if token == "" {
 		t.Fatal("the page's _csrf field is empty")
+	}
+	for _, in := range inputs[1:] {
+		if attr(in, "value") != token {
+			t.Fatal("the page's forms carry different CSRF tokens")
+		}
 	}
 	var cookie string
 	for _, c := range app.Client.Jar.Cookies(res.Request.URL) {

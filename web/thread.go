@@ -19,11 +19,15 @@ import (
 // handleHome serves GET /: the workspace's brainstorms.
 func (s *Server) handleHome(c echo.Context) error {
 	ctx := c.Request().Context()
-	threads, err := s.db.FindThreads(ctx, store.ThreadFilter{})
+	ws, err := workspaceOf(c)
 	if err != nil {
 		return err
 	}
-	handoffs, err := s.db.FindRecentHandoffs(ctx, "", 10)
+	threads, err := s.db.FindThreads(ctx, store.ThreadFilter{WorkspaceID: ws})
+	if err != nil {
+		return err
+	}
+	handoffs, err := s.db.FindRecentHandoffs(ctx, ws, 10)
 	if err != nil {
 		return err
 	}
@@ -32,7 +36,11 @@ func (s *Server) handleHome(c echo.Context) error {
 
 // handleThreadCreate serves POST /threads and redirects to the new thread.
 func (s *Server) handleThreadCreate(c echo.Context) error {
-	t, err := s.db.CreateThread(c.Request().Context(), store.ThreadCreate{Title: c.FormValue("title")})
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.db.CreateThread(c.Request().Context(), store.ThreadCreate{Title: c.FormValue("title"), WorkspaceID: ws})
 	if err != nil {
 		return err
 	}
@@ -43,7 +51,7 @@ func (s *Server) handleThreadCreate(c echo.Context) error {
 // still waiting for its reply is shown with a live stream for it.
 func (s *Server) handleThreadShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -72,7 +80,7 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 // and redirects back to the thread.
 func (s *Server) handleMessageCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.db.FindThreadByID(ctx, c.Param("id"))
+	t, err := s.threadIn(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -101,6 +109,10 @@ func (s *Server) handleMessageCreate(c echo.Context) error {
 // arrives (a second tab, or a late one, gets the text so far first); one
 // "done" event carries the stored message. If every client goes away the
 // model call is cancelled and what arrived is stored as stopped.
+//
+// A GET is no proof of intent: it only starts a reply when Baton's own page
+// asks (Sec-Fetch-Site: same-origin) for someone who may write. Anyone
+// else may follow a reply being written, and is refused otherwise.
 func (s *Server) handleReplyStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	user, err := s.findUserMessage(c)
@@ -113,8 +125,12 @@ func (s *Server) handleReplyStream(c echo.Context) error {
 	}
 	var j *job
 	if reply == nil {
-		if j, err = s.startReply(ctx, user); err != nil {
-			return err
+		if mayStartReply(c) {
+			if j, err = s.startReply(ctx, user); err != nil {
+				return err
+			}
+		} else if j = s.jobs.find(replyKey(user.ID)); j == nil {
+			return errReplyNotStarted
 		}
 	}
 	sse := startSSE(c)
@@ -136,6 +152,16 @@ func (s *Server) handleReplyStream(c echo.Context) error {
 		return err
 	}
 	return sse.send("done", buf.String())
+}
+
+var errReplyNotStarted = &store.Error{Code: store.EFORBIDDEN,
+	Message: "This reply is not being written. Open the brainstorm in Baton and press Retry to start it."}
+
+// mayStartReply reports whether a GET of a reply stream may start the
+// reply: sent by Baton's own page, for an editor.
+func mayStartReply(c echo.Context) bool {
+	p := principalOf(c)
+	return c.Request().Header.Get("Sec-Fetch-Site") == "same-origin" && p != nil && !p.ReadOnly()
 }
 
 // handleReplyStop serves POST /t/:id/messages/:mid/stop: it cancels the
@@ -200,8 +226,8 @@ func (s *Server) messageView(m *store.Message) views.MessageView {
 
 // threadMessages renders a thread's messages for its page. A stored
 // message only changes when it is pinned or unpinned, so each rendered item
-// is cached under its ID, pin and the CSRF token its forms carry (from
-// ctx); the full rows are read only when an item is missing.
+// is cached under its ID, pin, the CSRF token its forms carry and whether
+// it has forms at all (both from ctx); the full rows are read only when an item is missing.
 func (s *Server) threadMessages(ctx context.Context, threadID string) ([]views.MessageView, error) {
 	csrf := views.CSRF(ctx)
 	heads, err := s.db.FindMessageHeads(ctx, threadID)
@@ -209,7 +235,10 @@ func (s *Server) threadMessages(ctx context.Context, threadID string) ([]views.M
 		return nil, err
 	}
 	out := make([]views.MessageView, len(heads))
-	key := func(m *store.Message) string { return m.ID + "|" + strconv.FormatBool(m.Pinned) + "|" + csrf }
+	// Read-only views (viewers) get items without their pin and retry forms.
+	key := func(m *store.Message) string {
+		return m.ID + "|" + strconv.FormatBool(m.Pinned) + "|" + csrf + "|" + strconv.FormatBool(views.CanEdit(ctx))
+	}
 	var missing bool
 	for i, h := range heads {
 		out[i].Msg = h

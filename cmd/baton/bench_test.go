@@ -7,10 +7,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,9 +209,11 @@ func BenchmarkIdleRSS(b *testing.B) {
 	b.Run("serve", func(b *testing.B) {
 		var total float64
 		for b.Loop() {
-			p := startBaton(b, bin, b.TempDir())
+			dir := b.TempDir()
+			token := benchAccount(b, dir)
+			p := startBaton(b, bin, dir)
 			p.waitHealthy(b)
-			exercise(b, p)
+			exercise(b, p, token)
 			time.Sleep(time.Second)
 			total += p.rssMB(b)
 			p.stop(b)
@@ -218,17 +223,49 @@ func BenchmarkIdleRSS(b *testing.B) {
 	})
 }
 
-// exercise uses the app as a person would for a minute: a thread, a few
-// messages with replies, the thread page, the home page.
-func exercise(b *testing.B, p *batonProcess) {
+// benchAccount makes the owner Ana in the database in dir, with the CLI,
+// and returns a write token of hers.
+func benchAccount(b *testing.B, dir string) string {
 	b.Helper()
+	db := filepath.Join(dir, "baton.db")
+	ctx := context.Background()
+	if err := run(ctx, []string{"user", "add", "--db", db, "--email", "ana@example.com", "--name", "Ana"}, env(),
+		strings.NewReader("correct horse battery\n"), io.Discard, io.Discard); err != nil {
+		b.Fatalf("user add: %v", err)
+	}
+	var out bytes.Buffer
+	if err := run(ctx, []string{"token", "create", "--db", db, "--email", "ana@example.com", "--scope", "write"}, env(),
+		strings.NewReader(""), &out, io.Discard); err != nil {
+		b.Fatalf("token create: %v", err)
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// exercise uses the app as a person would for a minute: a thread, a few
+// messages with replies through the API (with token), then signed in, the
+// thread page and the home page.
+func exercise(b *testing.B, p *batonProcess, token string) {
+	b.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := *p.client
+	client.Jar = jar
 	// The client asks for gzip and inflates, as browsers do.
 	send := func(method, path, body string) string {
 		req, _ := http.NewRequest(method, p.url+path, strings.NewReader(body))
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
+		switch {
+		case strings.HasPrefix(path, "/api/"):
+			req.Header.Set("Authorization", "Bearer "+token)
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+		case method == http.MethodPost:
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
 		}
-		res, err := p.client.Do(req)
+		res, err := client.Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -249,7 +286,10 @@ func exercise(b *testing.B, p *batonProcess) {
 		send(http.MethodPost, "/api/v1/threads/"+id+"/messages",
 			fmt.Sprintf(`{"content":"Turn %d: move sessions to JWTs in `+"`server/src/routes/auth.ts`"+`; refresh tokens in an HttpOnly cookie?"}`, i))
 	}
-	send(http.MethodGet, "/t/"+id, "")
+	send(http.MethodPost, "/login", url.Values{"email": {"ana@example.com"}, "password": {"correct horse battery"}}.Encode())
+	if page := send(http.MethodGet, "/t/"+id, ""); !strings.Contains(page, "JWT migration") {
+		b.Fatalf("GET /t/%s: not the thread page (not signed in?)", id)
+	}
 	send(http.MethodGet, "/", "")
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/baton-dev/baton/agent/openai"
 	"github.com/baton-dev/baton/store"
 	"github.com/baton-dev/baton/store/mirror"
+	"github.com/baton-dev/baton/web"
 )
 
 // config is what flags and the environment set. Flags override the environment.
@@ -36,6 +38,16 @@ type config struct {
 	// tokenBudgetErr is a BATON_TOKEN_BUDGET that is not a number, reported
 	// by withBudget.
 	tokenBudgetErr error
+	// PublicURL is the address people open Baton at when it is not the one
+	// it listens on, e.g. behind a reverse proxy (BATON_PUBLIC_URL). Invite
+	// links use it; an https URL marks the session cookie Secure.
+	PublicURL string
+	// SessionIdle and SessionLifetime end sessions unused for that long,
+	// and that long after sign-in (BATON_SESSION_IDLE, BATON_SESSION_LIFETIME).
+	SessionIdle, SessionLifetime time.Duration
+	// envErr is the first environment value that could not be read,
+	// reported by runServe.
+	envErr error
 
 	// MirrorURL, when set, is the PostgreSQL database accepted thread
 	// handoffs are copied to (BATON_MIRROR_URL).
@@ -66,6 +78,17 @@ func (c *config) fromEnv(getenv func(string) string) {
 	c.MirrorURL = strings.TrimSpace(getenv("BATON_MIRROR_URL"))
 	c.AnthropicKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	c.OpenAIKey, c.OpenAIBaseURL = getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
+	c.PublicURL = strings.TrimSpace(getenv("BATON_PUBLIC_URL"))
+	c.SessionIdle, c.SessionLifetime = web.DefaultSessionIdle, web.DefaultSessionLifetime
+	for key, dst := range map[string]*time.Duration{"BATON_SESSION_IDLE": &c.SessionIdle, "BATON_SESSION_LIFETIME": &c.SessionLifetime} {
+		if v := getenv(key); v != "" {
+			d, err := parseSpan(v)
+			if err != nil && c.envErr == nil {
+				c.envErr = fmt.Errorf("%s=%q: %w", key, v, err)
+			}
+			*dst = d
+		}
+	}
 	if v := strings.TrimSpace(getenv("BATON_TOKEN_BUDGET")); v != "" {
 		n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
 		if err != nil {
@@ -83,6 +106,18 @@ func (c *config) flags(fs *flag.FlagSet, serve bool) {
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (BATON_LOG_LEVEL)")
 	fs.IntVar(&c.MemoryTokens, "memory-tokens", c.MemoryTokens, "tokens of workspace memory given to brainstorms and plans; 0 for the default of 1500 (BATON_MEMORY_TOKENS)")
 	if serve {
+		fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "the https://… address people open Baton at, behind a proxy; used in invite links, https marks cookies Secure (BATON_PUBLIC_URL)")
+		for name, dst := range map[string]*time.Duration{"session-idle": &c.SessionIdle, "session-lifetime": &c.SessionLifetime} {
+			fs.Func(name, "end sessions "+map[string]string{"session-idle": "unused for", "session-lifetime": "this long after sign-in, at most"}[name]+
+				" this long: days (7d) or a duration (12h) (BATON_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_"))+")", func(v string) error {
+				d, err := parseSpan(v)
+				if err != nil {
+					return err
+				}
+				*dst = d
+				return nil
+			})
+		}
 		fs.Func("token-budget", "tokens the workspace's model calls may use per calendar month, UTC; 0 for no budget (BATON_TOKEN_BUDGET)", func(v string) error {
 			n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
 			if err != nil || n < 0 {
@@ -164,29 +199,84 @@ func (c *config) withBudget(p agent.Provider, db *store.DB) (agent.Provider, err
 	if _, free := p.(*offline.Provider); c.TokenBudget == 0 || free {
 		return p, nil
 	}
-	// Baton serves one workspace so far; when there are more, the workspace
-	// of a call will come with its context.
-	workspace := db.DefaultWorkspaceID()
+	// The budget is per workspace: the server names the caller's in the
+	// context of every model call (agent.WithWorkspace); a call that names
+	// none (the extract command) counts against the default workspace.
 	return agent.WithBudget(p, c.TokenBudget, func(ctx context.Context) (int64, error) {
+		workspace := agent.WorkspaceFrom(ctx)
+		if workspace == "" {
+			workspace = db.DefaultWorkspaceID()
+		}
 		return db.TokensUsed(ctx, workspace, agent.MonthStart(time.Now()))
 	}), nil
 }
 
+// parseSpan reads a session length: days ("7d") or a Go duration ("12h").
+func parseSpan(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 && n <= 3650 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d >= time.Minute {
+		return d, nil
+	}
+	return 0, fmt.Errorf("%q is not a length of time: use days (7d) or a duration of at least a minute (12h)", s)
+}
+
+// publicURL returns BATON_PUBLIC_URL without a trailing slash, checked:
+// an http or https URL with a host and nothing after the path.
+func (c *config) publicURL() (*url.URL, error) {
+	if c.PublicURL == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(strings.TrimRight(c.PublicURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, &exitCodeError{code: 2, err: fmt.Errorf("BATON_PUBLIC_URL=%q is not an address to open Baton at: use e.g. https://baton.example.com", c.PublicURL)}
+	}
+	return u, nil
+}
+
 // allowedHosts are the Host names the server answers to besides loopback:
-// the address it listens on and BATON_HOSTS. Listening on every interface
-// without BATON_HOSTS allows any name, with a warning.
-func (c *config) allowedHosts(log *slog.Logger) []string {
+// the address it listens on, BATON_HOSTS and BATON_PUBLIC_URL's host.
+// Listening on every interface with none of them is refused: any name
+// would be answered, so a DNS-rebinding page could use Baton.
+func (c *config) allowedHosts() ([]string, error) {
 	hosts := append([]string(nil), c.Hosts...)
+	if u, err := c.publicURL(); err != nil {
+		return nil, err
+	} else if u != nil {
+		hosts = append(hosts, u.Hostname())
+	}
 	host, _, err := net.SplitHostPort(c.Addr)
 	switch {
 	case err != nil:
-	case host == "" || host == "0.0.0.0" || host == "::":
+	case host == "" || host == "0.0.0.0" || host == "::" || host == "[::]":
 		if len(hosts) == 0 {
-			log.Warn("listening on every interface without BATON_HOSTS: requests for any host name are answered; set BATON_HOSTS to the names people use")
-			hosts = append(hosts, "*")
+			return nil, &exitCodeError{code: 2, err: fmt.Errorf("listening on every interface (%s) needs BATON_HOSTS: set BATON_HOSTS to the host names people use to reach Baton (e.g. BATON_HOSTS=baton.example.com), or listen on one address with --addr", c.Addr)}
 		}
 	default:
 		hosts = append(hosts, host)
 	}
-	return hosts
+	return hosts, nil
+}
+
+// authConfig is the accounts configuration of a server listening on c.Addr.
+func (c *config) authConfig() (web.AuthConfig, error) {
+	if c.envErr != nil {
+		return web.AuthConfig{}, &exitCodeError{code: 2, err: c.envErr}
+	}
+	if c.SessionLifetime < c.SessionIdle {
+		return web.AuthConfig{}, &exitCodeError{code: 2, err: fmt.Errorf("the session lifetime (%v) is shorter than the idle timeout (%v): make BATON_SESSION_LIFETIME at least BATON_SESSION_IDLE", c.SessionLifetime, c.SessionIdle)}
+	}
+	u, err := c.publicURL()
+	if err != nil {
+		return web.AuthConfig{}, err
+	}
+	return web.AuthConfig{
+		SetupCode:       setupCode(c.Addr),
+		SessionIdle:     c.SessionIdle,
+		SessionLifetime: c.SessionLifetime,
+		SecureCookies:   u != nil && u.Scheme == "https",
+	}, nil
 }

@@ -261,9 +261,21 @@ func TestServe(t *testing.T) {
 		"BATON_MODEL":        "llama3.2",
 		"BATON_TOKEN_BUDGET": "29",
 	}
+	// The API needs a token: an account and its token, made with the CLI.
+	dbPath := filepath.Join(t.TempDir(), "baton.db")
+	if err := run(ctx, []string{"user", "add", "--db", dbPath, "--email", "ana@example.com", "--name", "Ana"},
+		envOf(vars), strings.NewReader("correct horse battery\n"), io.Discard, io.Discard); err != nil {
+		t.Fatalf("user add: %v", err)
+	}
+	var tokenOut bytes.Buffer
+	if err := run(ctx, []string{"token", "create", "--db", dbPath, "--email", "ana@example.com", "--scope", "write"},
+		envOf(vars), strings.NewReader(""), &tokenOut, io.Discard); err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	token := strings.TrimSpace(tokenOut.String())
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "baton.db")},
+		errc <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath},
 			envOf(vars), strings.NewReader(""), io.Discard, &stderr)
 	}()
 
@@ -305,7 +317,13 @@ func TestServe(t *testing.T) {
 
 	post := func(path, body string) map[string]any {
 		t.Helper()
-		res, err := client.Post(base+path, "application/json", strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

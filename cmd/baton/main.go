@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -133,6 +134,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel()}))
+	hosts, err := cfg.allowedHosts()
+	if err != nil {
+		return err
+	}
+	auth, err := cfg.authConfig()
+	if err != nil {
+		return err
+	}
 
 	provider, err := cfg.newProvider(log)
 	if err != nil {
@@ -159,8 +168,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	extractor, judge := extractorAndJudge(provider)
+	if auth.SetupCode != "" {
+		if setUp, err := db.HasUsers(ctx); err != nil {
+			return err
+		} else if !setUp {
+			log.Warn("Baton is not set up yet: open /setup and type this one-time setup code", "setup_code", auth.SetupCode)
+		}
+	}
 	wcfg := web.Config{DB: db, Provider: provider, Extractor: extractor, Judge: judge, Summariser: summariser(provider),
-		Logger: log, SessionKey: key, Version: version, MemoryBudget: cfg.MemoryTokens, Hosts: cfg.allowedHosts(log)}
+		Logger: log, SessionKey: key, Version: version, MemoryBudget: cfg.MemoryTokens, Hosts: hosts, Auth: auth,
+		PublicURL: strings.TrimRight(cfg.PublicURL, "/")}
 	mir, err := cfg.newMirror(db, log)
 	if err != nil {
 		return err

@@ -140,7 +140,20 @@ func newServer(t *testing.T) (*httptest.Server, *store.DB) {
 	return newServerWith(t, slowProvider{Provider: offline.New()})
 }
 
+// newServerWith starts Baton with p as the model, set up with Ana as the
+// owner (sign the browser in with signIn).
 func newServerWith(t *testing.T, p agent.Provider) (*httptest.Server, *store.DB) {
+	t.Helper()
+	ts, db := newBareServer(t, p)
+	if _, err := db.SetUp(context.Background(), store.Setup{
+		Owner: store.UserCreate{Email: ownerEmail, Name: "Ana", Password: ownerPassword}, Workspace: "Acme"}); err != nil {
+		t.Fatal(err)
+	}
+	return ts, db
+}
+
+// newBareServer starts Baton with p as the model, not set up yet.
+func newBareServer(t *testing.T, p agent.Provider) (*httptest.Server, *store.DB) {
 	t.Helper()
 	db := storetest.MustOpen(t)
 	srv := web.New(web.Config{DB: db, Provider: p, Extractor: offline.New(),
@@ -148,6 +161,23 @@ func newServerWith(t *testing.T, p agent.Provider) (*httptest.Server, *store.DB)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return ts, db
+}
+
+const (
+	ownerEmail    = "ana@example.com"
+	ownerPassword = "correct horse battery"
+)
+
+// signIn signs the browser in at base's /login as email.
+func signIn(base, email, password string) chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.Navigate(base + "/login"),
+		chromedp.WaitVisible(`[data-testid="login-form"]`, chromedp.ByQuery),
+		chromedp.SendKeys(`#email`, email, chromedp.ByQuery),
+		chromedp.SendKeys(`#password`, password, chromedp.ByQuery),
+		chromedp.Click(`[data-testid="login-submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`[data-testid="user-name"]`, chromedp.ByQuery),
+	}
 }
 
 // TestChatStreamsAndPersists opens Baton, starts a brainstorm, sends a
@@ -174,6 +204,7 @@ func TestChatStreamsAndPersists(t *testing.T) {
 	var streamedText, composerValue string
 	var disabledWhileStreaming bool
 	err := chromedp.Run(b.ctx,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.SendKeys(`#title`, "Billing export", chromedp.ByQuery),
 		chromedp.Click(`[data-testid="new-brainstorm"]`, chromedp.ByQuery),
@@ -231,6 +262,7 @@ func TestShiftEnterAddsNewline(t *testing.T) {
 	var value string
 	var pending int
 	err = chromedp.Run(b.ctx,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(fmt.Sprintf("%s/t/%s", ts.URL, th.ID)),
 		chromedp.WaitVisible(`#content`, chromedp.ByQuery),
 		chromedp.Focus(`#content`, chromedp.ByQuery),

@@ -39,6 +39,7 @@ func TestReviewFlow(t *testing.T) {
 	var coverage string
 	var tables int
 	err = runSteps(t, b,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(`article[data-testid="msg-assistant"]`, chromedp.ByQuery),
 		chromedp.Click(`article[data-testid="msg-assistant"] [data-testid="pin"]`, chromedp.ByQuery),
