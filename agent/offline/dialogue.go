@@ -59,7 +59,7 @@ func (p *proposal) decision() string {
 	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(verb) {
 		return ""
 	}
-	p.text = tidy(firstWords(text, 28))
+	p.text = tidy(firstWords(text, 20))
 	return p.text
 }
 
