@@ -564,7 +564,7 @@ var riskClauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|:\s+|,\s+(?:and|but|w
 // riskClause keeps the clause of a long sentence that states the concern,
 // with the clause after it when it is short.
 func riskClause(s string) string {
-	if words(s) <= 22 {
+	if words(s) <= 30 {
 		return s
 	}
 	parts := riskClauseRE.Split(s, -1)
