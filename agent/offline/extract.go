@@ -426,7 +426,7 @@ var (
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
 	lowCues    = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
-	riskLeadRE = regexp.MustCompile(`(?i)^((i'm|i am|we're|we are) (a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
+	riskLeadRE = regexp.MustCompile(`(?i)^((?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:[^.:;,]{0,40}?\b)?(i'm|i am|we're|we are) (just |a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
 )
 
 // cueList is a set of phrases matched at word boundaries; a phrase ending
