@@ -158,3 +158,51 @@ func TestSections(t *testing.T) {
 		}
 	}
 }
+
+func TestRiskText(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{
+			name: "advice with otherwise states the consequence",
+			in:   "If someone downgrades and then upgrades in the same period, the pending schedule must be released first, otherwise the schedule still switches them down at period end",
+			want: "If someone downgrades and then upgrades in the same period, the schedule still switches them down at period end",
+		},
+		{
+			name: "fix after a semicolon is left out",
+			in:   "The table grows forever; a nightly job deleting old rows keeps it small",
+			want: "The table grows forever",
+		},
+		{
+			name: "second concern after a semicolon stays",
+			in:   "The map grows forever; a restart could lose every entry",
+			want: "The map grows forever; a restart could lose every entry",
+		},
+		{
+			name: "a sentence of up to 30 words stays whole",
+			in:   "With a single queue and a couple of worker processes, two big exports can occupy every worker slot for minutes, and password reset emails sit behind them",
+			want: "With a single queue and a couple of worker processes, two big exports can occupy every worker slot for minutes, and password reset emails sit behind them",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := riskConsequence(riskClause(tt.in)); got != tt.want {
+				t.Errorf("risk text of %q\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRiskLead(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Though now that I type it out I'm worried a malicious script could set that header", "a malicious script could set that header"},
+		{"Also worth planning for: every existing session becomes useless at deploy", "every existing session becomes useless at deploy"},
+		{"Also: avatar_url is shipped to every viewer", "avatar_url is shipped to every viewer"},
+		{"Watch out: a producer without the header blocks the partition", "a producer without the header blocks the partition"},
+	}
+	for _, tt := range tests {
+		if got := riskLead(tt.in); got != tt.want {
+			t.Errorf("riskLead(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
