@@ -206,3 +206,54 @@ func TestRiskLead(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinTerse(t *testing.T) {
+	d := func(msg int, content string) *candidate {
+		c := &candidate{msg: msg, group: -1}
+		c.Content = content
+		c.Sources = []int{msg}
+		c.Confidence = 0.8
+		return c
+	}
+	tests := []struct {
+		name string
+		in   []*candidate
+		want []string
+	}{
+		{
+			name: "a clause that refers back joins a terse decision",
+			in:   []*candidate{d(2, "Add overrides"), d(2, "Put them in config/limits.yaml")},
+			want: []string{"Add overrides; put them in config/limits.yaml"},
+		},
+		{
+			name: "a one-word decision takes the next terse clause",
+			in:   []*candidate{d(2, "Overrides"), d(2, "Restart is fine")},
+			want: []string{"Overrides; restart is fine"},
+		},
+		{
+			name: "unrelated decisions stay apart",
+			in:   []*candidate{d(2, "Without reloader, we restart on deploy"), d(2, "Rotate the passwords")},
+			want: []string{"Without reloader, we restart on deploy", "Rotate the passwords"},
+		},
+		{
+			name: "decisions of different messages stay apart",
+			in:   []*candidate{d(2, "Add overrides"), d(4, "Put them in config/limits.yaml")},
+			want: []string{"Add overrides", "Put them in config/limits.yaml"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cands []*candidate
+			for _, c := range tt.in {
+				cands = joinTerse(cands, c)
+			}
+			var got []string
+			for _, c := range cands {
+				got = append(got, c.Content)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
