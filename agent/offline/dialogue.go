@@ -59,7 +59,7 @@ func (p *proposal) decision() string {
 	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(verb) {
 		return ""
 	}
-	p.text = tidy(firstWords(text, 28))
+	p.text = tidy(firstWords(text, 20))
 	return p.text
 }
 
@@ -647,7 +647,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) {
-					cands = append(cands, d)
+					cands = joinTerse(cands, d)
 				}
 			}
 		}
@@ -744,6 +744,36 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 	}
 	return out
+}
+
+// joinWords is how many content words a user's decision may have and still
+// be read as part of the one before it from the same message.
+const joinWords = 4
+
+// refersBackRE finds a word that points at something said before ("put
+// them in …", "same for it").
+var refersBackRE = regexp.MustCompile(`\b(?:them|it|those|these|that one|there|same|too|also)\b`)
+
+// joinTerse adds d, a decision in the user's own words, to cands. A user
+// who states one decision in terse clauses ("Add overrides. Put them in
+// config/limits.yaml. Restart is fine, no hot reload.") made one decision:
+// a terse clause joins the terse decision said just before it in the same
+// message.
+func joinTerse(cands []*candidate, d *candidate) []*candidate {
+	n := len(tokens(strings.ToLower(d.Content)))
+	if n > joinWords || len(cands) == 0 {
+		return append(cands, d)
+	}
+	last := cands[len(cands)-1]
+	m := len(tokens(strings.ToLower(last.Content)))
+	if last.msg != d.msg || last.removed || last.group >= 0 || len(last.Sources) != len(d.Sources) ||
+		m+n > 3*joinWords || m > 2 && !refersBackRE.MatchString(strings.ToLower(d.Content)) {
+		return append(cands, d)
+	}
+	last.Content = strings.TrimRight(last.Content, ".!") + "; " + lowerFirst(d.Content)
+	last.subject = newTokenSet(strings.ToLower(last.Content))
+	last.Confidence = min(last.Confidence, d.Confidence)
+	return cands
 }
 
 // pickedList returns the index of a picked proposal.

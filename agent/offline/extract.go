@@ -426,7 +426,7 @@ var (
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
 	lowCues    = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
-	riskLeadRE = regexp.MustCompile(`(?i)^((i'm|i am|we're|we are) (a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
+	riskLeadRE = regexp.MustCompile(`(?i)^((?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:also|safety|watch out|careful)(?:[:,.]|\s[—–])\s+|(?:[^.:;,]{0,40}?\b)?(i'm|i am|we're|we are) (just |a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
 )
 
 // cueList is a set of phrases matched at word boundaries; a phrase ending
@@ -522,7 +522,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				text = ss[k+1].plain
 				usedK, usedMsg = k+1, mi
 			}
-			text = tidy(riskClause(riskLead(text)))
+			text = tidy(riskConsequence(riskClause(riskLead(text))))
 			if words(text) < 4 {
 				continue
 			}
@@ -564,7 +564,7 @@ var riskClauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|:\s+|,\s+(?:and|but|w
 // riskClause keeps the clause of a long sentence that states the concern,
 // with the clause after it when it is short.
 func riskClause(s string) string {
-	if words(s) <= 22 {
+	if words(s) <= 30 {
 		return s
 	}
 	parts := riskClauseRE.Split(s, -1)
@@ -579,6 +579,26 @@ func riskClause(s string) string {
 			return parts[i-1] + ", " + p
 		}
 		return p
+	}
+	return s
+}
+
+// otherwiseRE finds a condition, the precaution it calls for and what
+// happens without it: "if X, Y must happen first, otherwise Z".
+var otherwiseRE = regexp.MustCompile(`(?i)^(if [^,]{8,}?),\s+[^;]*?\b(?:must|should|need to|needs to|has to|have to)\b[^;]*?,?\s+(?:otherwise|or else)\s+(.+)$`)
+
+// riskConsequence states a warning phrased as advice as the concern itself:
+// "if X, do Y first, otherwise Z" becomes "if X, Z", and a fix after a
+// semicolon ("the table grows forever; a nightly job keeps it small") is
+// left out, since the fix is a mitigation, not the risk.
+func riskConsequence(s string) string {
+	if m := otherwiseRE.FindStringSubmatch(s); m != nil {
+		return m[1] + ", " + m[2]
+	}
+	if head, tail, ok := strings.Cut(s, "; "); ok && words(head) >= 4 {
+		if lt := strings.ToLower(tail); isMitigation(lt) || !riskCues.match(lt) && riskCues.match(strings.ToLower(head)) {
+			return head
+		}
 	}
 	return s
 }

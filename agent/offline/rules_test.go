@@ -158,3 +158,102 @@ func TestSections(t *testing.T) {
 		}
 	}
 }
+
+func TestRiskText(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{
+			name: "advice with otherwise states the consequence",
+			in:   "If someone downgrades and then upgrades in the same period, the pending schedule must be released first, otherwise the schedule still switches them down at period end",
+			want: "If someone downgrades and then upgrades in the same period, the schedule still switches them down at period end",
+		},
+		{
+			name: "fix after a semicolon is left out",
+			in:   "The table grows forever; a nightly job deleting old rows keeps it small",
+			want: "The table grows forever",
+		},
+		{
+			name: "second concern after a semicolon stays",
+			in:   "The map grows forever; a restart could lose every entry",
+			want: "The map grows forever; a restart could lose every entry",
+		},
+		{
+			name: "a sentence of up to 30 words stays whole",
+			in:   "With a single queue and a couple of worker processes, two big exports can occupy every worker slot for minutes, and password reset emails sit behind them",
+			want: "With a single queue and a couple of worker processes, two big exports can occupy every worker slot for minutes, and password reset emails sit behind them",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := riskConsequence(riskClause(tt.in)); got != tt.want {
+				t.Errorf("risk text of %q\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRiskLead(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Though now that I type it out I'm worried a malicious script could set that header", "a malicious script could set that header"},
+		{"Also worth planning for: every existing session becomes useless at deploy", "every existing session becomes useless at deploy"},
+		{"Also: avatar_url is shipped to every viewer", "avatar_url is shipped to every viewer"},
+		{"Watch out: a producer without the header blocks the partition", "a producer without the header blocks the partition"},
+	}
+	for _, tt := range tests {
+		if got := riskLead(tt.in); got != tt.want {
+			t.Errorf("riskLead(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestJoinTerse(t *testing.T) {
+	d := func(msg int, content string) *candidate {
+		c := &candidate{msg: msg, group: -1}
+		c.Content = content
+		c.Sources = []int{msg}
+		c.Confidence = 0.8
+		return c
+	}
+	tests := []struct {
+		name string
+		in   []*candidate
+		want []string
+	}{
+		{
+			name: "a clause that refers back joins a terse decision",
+			in:   []*candidate{d(2, "Add overrides"), d(2, "Put them in config/limits.yaml")},
+			want: []string{"Add overrides; put them in config/limits.yaml"},
+		},
+		{
+			name: "a one-word decision takes the next terse clause",
+			in:   []*candidate{d(2, "Overrides"), d(2, "Restart is fine")},
+			want: []string{"Overrides; restart is fine"},
+		},
+		{
+			name: "unrelated decisions stay apart",
+			in:   []*candidate{d(2, "Without reloader, we restart on deploy"), d(2, "Rotate the passwords")},
+			want: []string{"Without reloader, we restart on deploy", "Rotate the passwords"},
+		},
+		{
+			name: "decisions of different messages stay apart",
+			in:   []*candidate{d(2, "Add overrides"), d(4, "Put them in config/limits.yaml")},
+			want: []string{"Add overrides", "Put them in config/limits.yaml"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cands []*candidate
+			for _, c := range tt.in {
+				cands = joinTerse(cands, c)
+			}
+			var got []string
+			for _, c := range cands {
+				got = append(got, c.Content)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
