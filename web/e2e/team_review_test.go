@@ -30,6 +30,14 @@ func newReviewServer(t *testing.T) (*httptest.Server, *store.DB, *store.Handoff)
 		defer cancel()
 		srv.Shutdown(ctx)
 	})
+	if _, err := db.SetUp(context.Background(), store.Setup{
+		Owner: store.UserCreate{Email: ownerEmail, Name: "Ana", Password: ownerPassword}, Workspace: "Acme"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.AddUser(context.Background(), store.UserAdd{
+		User: store.UserCreate{Email: boEmail, Name: "Bo", Password: ownerPassword}, Workspace: "Acme", Role: store.RoleViewer}); err != nil {
+		t.Fatal(err)
+	}
 	h := storetest.NewHandoff(t, db, storetest.Items{Title: "Orders database",
 		Decisions: storetest.Decisions("Use Postgres 16 for orders.", "Run migrations with goose.", "Deploy on Fridays."),
 		Files:     []store.FileRefInput{{Path: "db/schema.sql"}},
@@ -41,6 +49,9 @@ func newReviewServer(t *testing.T) (*httptest.Server, *store.DB, *store.Handoff)
 	}
 	return ts, db, h
 }
+
+// boEmail is the second member of newReviewServer's workspace, a viewer.
+const boEmail = "bo@example.com"
 
 // waitJS polls a JavaScript condition until it is true.
 func waitJS(expr string) chromedp.Action {
@@ -57,8 +68,8 @@ func TestTwoReviewersLive(t *testing.T) {
 	d1, d2 := h.Decisions[0], h.Decisions[1]
 	item := func(id string) string { return "#item-" + id }
 
-	for _, b := range []*browser{ana, bo} {
-		if err := runSteps(t, b, chromedp.Navigate(page), chromedp.WaitVisible(`[data-testid="decisions"]`, chromedp.ByQuery)); err != nil {
+	for b, email := range map[*browser]string{ana: ownerEmail, bo: boEmail} {
+		if err := runSteps(t, b, signIn(ts.URL, email, ownerPassword), chromedp.Navigate(page), chromedp.WaitVisible(`[data-testid="decisions"]`, chromedp.ByQuery)); err != nil {
 			t.Fatalf("open: %v", err)
 		}
 	}
@@ -67,7 +78,7 @@ func TestTwoReviewersLive(t *testing.T) {
 	var csp []string
 	// Bo starts a comment on D2 and leaves it unsent.
 	err := runSteps(t, bo,
-		waitJS(`document.querySelector("#viewers").textContent.includes("You")`),
+		waitJS(`document.querySelector("#viewers").textContent.includes("Ana")`),
 		chromedp.Text(`#viewers`, &boViewers, chromedp.ByQuery),
 		chromedp.Click(item(d2.ID)+` [data-testid="comment-count"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(item(d2.ID)+` [data-testid="comment-input"]`, chromedp.ByQuery),
@@ -133,7 +144,7 @@ func TestTwoReviewersLive(t *testing.T) {
 	if !strings.Contains(anaReviews, "approved") {
 		t.Errorf("Ana's reviews: %q", anaReviews)
 	}
-	if !strings.Contains(boViewers, "You") {
+	if !strings.Contains(boViewers, "Ana") {
 		t.Errorf("Bo's viewers=%q, want the other page", boViewers)
 	}
 	if len(csp) > 0 {

@@ -28,6 +28,10 @@ func TestThreadHandoffFlow(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
+	if _, err := db.SetUp(ctx, store.Setup{
+		Owner: store.UserCreate{Email: ownerEmail, Name: "Ana", Password: ownerPassword}, Workspace: "Acme"}); err != nil {
+		t.Fatal(err)
+	}
 	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Caching"})
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +52,7 @@ func TestThreadHandoffFlow(t *testing.T) {
 	var title, card, from, summary, meta string
 	var csp []string
 	err = chromedp.Run(b.ctx,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(`#content`, chromedp.ByQuery),
 		chromedp.SendKeys(`#content`, "/handoff plan the eviction", chromedp.ByQuery),

@@ -76,6 +76,7 @@ func TestPinEditor(t *testing.T) {
 	var offered, afterEscape, selection string
 	var editors, pinned int
 	err := runSteps(t, b,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(msg+` [data-testid="pin"]`, chromedp.ByQuery),
 		chromedp.Click(msg+` [data-testid="pin"]`, chromedp.ByQuery),
@@ -142,6 +143,7 @@ func TestPinEditorOffersFirstSentence(t *testing.T) {
 	msg := "#msg-" + replies[0].ID
 	var offered string
 	err := runSteps(t, b,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(msg+` [data-testid="pin"]`, chromedp.ByQuery),
 		chromedp.Click(msg+` [data-testid="pin"]`, chromedp.ByQuery),
@@ -173,6 +175,7 @@ func TestChatFollowsStream(t *testing.T) {
 	var gapMid, gapEnd, scrolledAt, scrollAfter int
 	var jumpHiddenFollowing, jumpShown, jumpHiddenAfter bool
 	err := runSteps(t, b,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(`#content`, chromedp.ByQuery),
 		chromedp.SendKeys(`#content`, "Tell me everything.", chromedp.ByQuery),
@@ -223,6 +226,7 @@ func TestSendErrorByComposer(t *testing.T) {
 	var composerErr, flash string
 	var draftLen, sent int
 	err = runSteps(t, b,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/t/"+th.ID),
 		chromedp.WaitVisible(`#content`, chromedp.ByQuery),
 		chromedp.SendKeys(`#content`, "First idea: CSV export.", chromedp.ByQuery),
@@ -287,6 +291,7 @@ func TestReviewLabelsAfterRemoveAndAdd(t *testing.T) {
 	b := newBrowser(t)
 	var labels string
 	err = runSteps(t, b,
+		signIn(ts.URL, ownerEmail, ownerPassword),
 		chromedp.Navigate(ts.URL+"/h/"+h.ID),
 		chromedp.WaitVisible(`[data-testid="decision"]`, chromedp.ByQuery),
 		chromedp.Click(`[data-testid="decision"] [data-testid="remove"]`, chromedp.ByQuery),
