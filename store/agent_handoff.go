@@ -256,54 +256,55 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-// marshalSnapshot encodes s as json.Marshal would, without reflection: an
-// assembled snapshot with no scope lists every active decision record,
-// warning and finding, thousands of IDs.
+// marshalSnapshot encodes s as json.Marshal would, without reflection and
+// into one buffer sized up front: an assembled snapshot with no scope lists
+// every active decision record, warning and finding, thousands of IDs.
 func marshalSnapshot(s ContextSnapshot) (string, error) {
+	lists := []struct {
+		key  string
+		list []string
+	}{{"decision_ids", s.DecisionIDs}, {"warning_ids", s.WarningIDs}, {"finding_ids", s.FindingIDs}, {"summaries", s.Summaries}}
 	size := 64
-	for _, l := range [][]string{s.DecisionIDs, s.WarningIDs, s.FindingIDs, s.Summaries} {
-		for _, v := range l {
+	for _, l := range lists {
+		for _, v := range l.list {
 			size += len(v) + 3
 		}
 	}
-	b := make([]byte, 0, size)
-	for i, l := range []struct {
-		key  string
-		list []string
-	}{{"decision_ids", s.DecisionIDs}, {"warning_ids", s.WarningIDs}, {"finding_ids", s.FindingIDs}, {"summaries", s.Summaries}} {
+	var b strings.Builder
+	b.Grow(size)
+	for i, l := range lists {
 		if i == 0 {
-			b = append(b, '{')
+			b.WriteString(`{"`)
 		} else {
-			b = append(b, ',')
+			b.WriteString(`,"`)
 		}
-		b = append(b, '"')
-		b = append(b, l.key...)
-		b = append(b, `":`...)
+		b.WriteString(l.key)
+		b.WriteString(`":`)
 		if l.list == nil {
-			b = append(b, "null"...)
+			b.WriteString("null")
 			continue
 		}
-		b = append(b, '[')
+		b.WriteByte('[')
 		for j, v := range l.list {
 			if j > 0 {
-				b = append(b, ',')
+				b.WriteByte(',')
 			}
-			if plainJSONString(v) {
-				b = append(b, '"')
-				b = append(b, v...)
-				b = append(b, '"')
+			if !plainJSONString(v) {
+				q, err := json.Marshal(v)
+				if err != nil {
+					return "", err
+				}
+				b.Write(q)
 				continue
 			}
-			q, err := json.Marshal(v)
-			if err != nil {
-				return "", err
-			}
-			b = append(b, q...)
+			b.WriteByte('"')
+			b.WriteString(v)
+			b.WriteByte('"')
 		}
-		b = append(b, ']')
+		b.WriteByte(']')
 	}
-	b = append(b, '}')
-	return string(b), nil
+	b.WriteByte('}')
+	return b.String(), nil
 }
 
 // plainJSONString reports whether json.Marshal writes s as is between
