@@ -383,7 +383,28 @@ func findAllSourceItems(ctx context.Context, tx *sql.Tx, table, text, where stri
 	for i, id := range ids {
 		items[i].ID = id
 	}
-	return items, loadSourceTexts(ctx, tx, table, text, items[:min(limit, len(items))])
+	if limit <= 0 {
+		return items, nil
+	}
+	// The same rows in the same order, within the same transaction: the
+	// first limit of them, with their text.
+	rows, err := tx.QueryContext(ctx,
+		`SELECT id, `+text+` FROM `+table+` WHERE `+where+` ORDER BY rid DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for i := 0; rows.Next(); i++ {
+		var id, t string
+		if err := rows.Scan(&id, &t); err != nil {
+			return nil, err
+		}
+		if i >= len(items) || items[i].ID != id {
+			return nil, fmt.Errorf("read %s: row %d is %s, not the one listed", table, i, id)
+		}
+		items[i].Text = t
+	}
+	return items, rows.Err()
 }
 
 // loadSourceTexts fills in the text of items from table's column text.
