@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -102,6 +103,7 @@ func AssembleSnapshot(src store.SnapshotSources) store.ContextSnapshot {
 		{src.Warnings, &s.WarningIDs, "Warning", SnapshotWarningSummaries},
 		{src.Findings, &s.FindingIDs, "Finding", SnapshotFindingSummaries},
 	} {
+		*k.ids = slices.Grow(*k.ids, len(k.items))
 		for i, it := range k.items {
 			*k.ids = append(*k.ids, it.ID)
 			if i < k.capped {

@@ -218,7 +218,7 @@ func (db *DB) CreateAgentHandoff(ctx context.Context, h *AgentHandoff, status *B
 		} else if err := checkSnapshotIDs(ctx, tx, h.WorkspaceID, h.Snapshot); err != nil {
 			return err
 		}
-		snapshot, err := json.Marshal(h.Snapshot)
+		snapshot, err := marshalSnapshot(h.Snapshot)
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func (db *DB) CreateAgentHandoff(ctx context.Context, h *AgentHandoff, status *B
 			   context_snapshot, status, status_entry_id, created_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			h.ID, h.WorkspaceID, h.SourceAgent, nullIfEmpty(h.TargetAgent), h.Scope, h.Summary, string(results),
-			string(snapshot), h.Status, h.StatusEntryID, formatTime(now))
+			snapshot, h.Status, h.StatusEntryID, formatTime(now))
 		return err
 	})
 	if err != nil {
@@ -256,9 +256,75 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
+// marshalSnapshot encodes s as json.Marshal would, without reflection and
+// into one buffer sized up front: an assembled snapshot with no scope lists
+// every active decision record, warning and finding, thousands of IDs.
+func marshalSnapshot(s ContextSnapshot) (string, error) {
+	lists := []struct {
+		key  string
+		list []string
+	}{{"decision_ids", s.DecisionIDs}, {"warning_ids", s.WarningIDs}, {"finding_ids", s.FindingIDs}, {"summaries", s.Summaries}}
+	size := 64
+	for _, l := range lists {
+		for _, v := range l.list {
+			size += len(v) + 3
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i, l := range lists {
+		if i == 0 {
+			b.WriteString(`{"`)
+		} else {
+			b.WriteString(`,"`)
+		}
+		b.WriteString(l.key)
+		b.WriteString(`":`)
+		if l.list == nil {
+			b.WriteString("null")
+			continue
+		}
+		b.WriteByte('[')
+		for j, v := range l.list {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			if !plainJSONString(v) {
+				q, err := json.Marshal(v)
+				if err != nil {
+					return "", err
+				}
+				b.Write(q)
+				continue
+			}
+			b.WriteByte('"')
+			b.WriteString(v)
+			b.WriteByte('"')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+// plainJSONString reports whether json.Marshal writes s as is between
+// quotes: printable ASCII with nothing it escapes.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
 // findSnapshotSources reads what an assembled snapshot draws from: every
 // matching ID, and the text of the first lim of each kind.
 func findSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
+	if scope = NormalizeScope(scope); scope == "" || scope == ProjectScope {
+		return findAllSnapshotSources(ctx, tx, workspaceID, lim)
+	}
 	var src SnapshotSources
 	var err error
 	q, args := scopeUnion(`rid, id`, `decision_records`, `workspace_id = ? AND status = 'active'`, []any{workspaceID}, `scope`, scope)
@@ -276,6 +342,79 @@ func findSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID, scope str
 		}
 	}
 	return src, nil
+}
+
+// findAllSnapshotSources is findSnapshotSources with no scope: every active
+// decision record, warning and finding of the workspace.
+func findAllSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID string, lim SourceLimits) (SnapshotSources, error) {
+	var src SnapshotSources
+	var err error
+	if src.Decisions, err = findAllSourceItems(ctx, tx, `decision_records`, `content`,
+		`workspace_id = ? AND status = 'active'`, []any{workspaceID}, lim.Decisions); err != nil {
+		return src, err
+	}
+	if src.Warnings, err = findAllSourceItems(ctx, tx, `blackboard_entries`, `summary`,
+		`workspace_id = ? AND type = ?`, []any{workspaceID, EntryWarning}, lim.Warnings); err != nil {
+		return src, err
+	}
+	src.Findings, err = findAllSourceItems(ctx, tx, `blackboard_entries`, `summary`,
+		`workspace_id = ? AND type = ?`, []any{workspaceID, EntryFinding}, lim.Findings)
+	return src, err
+}
+
+// findAllSourceItems lists the IDs of table's rows that meet where, newest
+// first, and the text of the first limit of them. The (…, rid, id) indexes
+// of migration 0013 hold those IDs in that order, so SQLite joins them into
+// one string from the index alone: no row visits, no sort. The ORDER BY of
+// a subquery is kept by the aggregate over it (SQLite does not flatten it).
+// IDs are UUIDs: no commas.
+func findAllSourceItems(ctx context.Context, tx *sql.Tx, table, text, where string, args []any, limit int) ([]SourceItem, error) {
+	var joined sql.NullString
+	if err := tx.QueryRowContext(ctx,
+		`SELECT group_concat(id, ',') FROM (SELECT id FROM `+table+` WHERE `+where+` ORDER BY rid DESC)`,
+		args...).Scan(&joined); err != nil {
+		return nil, err
+	}
+	if joined.String == "" {
+		return []SourceItem{}, nil
+	}
+	ids := strings.Split(joined.String, ",")
+	items := make([]SourceItem, len(ids))
+	for i, id := range ids {
+		items[i].ID = id
+	}
+	if limit <= 0 {
+		return items, nil
+	}
+	// The same rows in the same order, within the same transaction: the
+	// first limit of them, with their text.
+	rows, err := tx.QueryContext(ctx,
+		`SELECT id, `+text+` FROM `+table+` WHERE `+where+` ORDER BY rid DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for i := 0; rows.Next(); i++ {
+		var id, t string
+		if err := rows.Scan(&id, &t); err != nil {
+			return nil, err
+		}
+		if i >= len(items) || items[i].ID != id {
+			return nil, fmt.Errorf("read %s: row %d is %s, not the one listed", table, i, id)
+		}
+		items[i].Text = t
+	}
+	return items, rows.Err()
+}
+
+// loadSourceTexts fills in the text of items from table's column text.
+func loadSourceTexts(ctx context.Context, tx *sql.Tx, table, text string, items []SourceItem) error {
+	for i := range items {
+		if err := tx.QueryRowContext(ctx, `SELECT `+text+` FROM `+table+` WHERE id = ?`, items[i].ID).Scan(&items[i].Text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scopeUnion selects cols from table's rows that meet where and whose
@@ -334,12 +473,7 @@ func findSourceItems(ctx context.Context, tx *sql.Tx, table, text, q string, arg
 	for i, r := range found {
 		items[i].ID = r.id
 	}
-	for i := range min(limit, len(items)) {
-		if err := tx.QueryRowContext(ctx, `SELECT `+text+` FROM `+table+` WHERE id = ?`, items[i].ID).Scan(&items[i].Text); err != nil {
-			return nil, err
-		}
-	}
-	return items, nil
+	return items, loadSourceTexts(ctx, tx, table, text, items[:min(limit, len(items))])
 }
 
 // checkSnapshotIDs makes sure every ID of a snapshot given by hand names
