@@ -53,7 +53,7 @@ func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]
 	if limit <= 0 {
 		limit = 50
 	}
-	rows, err := db.read.QueryContext(ctx, `
+	rows, err := db.readRows(ctx, `
 		SELECT kind, COALESCE(actor_user_id, ''), actor_name, detail, created_at FROM activity WHERE handoff_id = ?1
 		UNION ALL
 		SELECT 'extracted', '', '', added || ' items', finished_at FROM extraction_runs
@@ -106,7 +106,7 @@ func (db *DB) LinkPlanReviewComments(ctx context.Context, planID string, comment
 // FindPlanReviewComments returns the threads a plan was asked to address,
 // in the order they were written, with their replies.
 func (db *DB) FindPlanReviewComments(ctx context.Context, planID string) ([]*Comment, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT comment_id FROM plan_review_comments WHERE plan_id = ?`, planID)
+	rows, err := db.readRows(ctx, `SELECT comment_id FROM plan_review_comments WHERE plan_id = ?`, planID)
 	if err != nil {
 		return nil, fmt.Errorf("find review comments of plan %s: %w", planID, err)
 	}

@@ -381,7 +381,7 @@ func (db *DB) FindComments(ctx context.Context, f CommentFilter) ([]*Comment, er
 		args = append(args, f.HandoffID)
 	}
 	q += ` ORDER BY created_at, id`
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	rows, err := db.readRows(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find comments of handoff %s: %w", f.HandoffID, err)
 	}
