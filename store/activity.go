@@ -48,7 +48,8 @@ func addActivity(ctx context.Context, tx *sql.Tx, handoffID string, kind Activit
 // FindActivity returns a handoff's timeline, newest first, at most limit
 // entries (50 when limit is zero): successful extractions, edited items,
 // freezes and plans from their own tables, comments, reviews and links
-// from the activity log.
+// from the activity log. limit is written into the SQL (limitSQL): pass a
+// constant.
 func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]*Activity, error) {
 	if limit <= 0 {
 		limit = 50
@@ -68,7 +69,7 @@ func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]
 		SELECT 'frozen', '', '', substr(sha256, 1, 12), created_at FROM snapshots WHERE handoff_id = ?1
 		UNION ALL
 		SELECT 'planned', '', '', 'Plan v' || version, created_at FROM plans WHERE handoff_id = ?1
-		ORDER BY 5 DESC LIMIT ?2`, handoffID, limit)
+		ORDER BY 5 DESC`+limitSQL(limit), handoffID)
 	if err != nil {
 		return nil, fmt.Errorf("find activity of handoff %s: %w", handoffID, err)
 	}
