@@ -48,12 +48,13 @@ func addActivity(ctx context.Context, tx *sql.Tx, handoffID string, kind Activit
 // FindActivity returns a handoff's timeline, newest first, at most limit
 // entries (50 when limit is zero): successful extractions, edited items,
 // freezes and plans from their own tables, comments, reviews and links
-// from the activity log.
+// from the activity log. limit is written into the SQL (limitSQL): pass a
+// constant.
 func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]*Activity, error) {
 	if limit <= 0 {
 		limit = 50
 	}
-	rows, err := db.read.QueryContext(ctx, `
+	rows, err := db.readRows(ctx, `
 		SELECT kind, COALESCE(actor_user_id, ''), actor_name, detail, created_at FROM activity WHERE handoff_id = ?1
 		UNION ALL
 		SELECT 'extracted', '', '', added || ' items', finished_at FROM extraction_runs
@@ -68,7 +69,7 @@ func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]
 		SELECT 'frozen', '', '', substr(sha256, 1, 12), created_at FROM snapshots WHERE handoff_id = ?1
 		UNION ALL
 		SELECT 'planned', '', '', 'Plan v' || version, created_at FROM plans WHERE handoff_id = ?1
-		ORDER BY 5 DESC LIMIT ?2`, handoffID, limit)
+		ORDER BY 5 DESC`+limitSQL(limit), handoffID)
 	if err != nil {
 		return nil, fmt.Errorf("find activity of handoff %s: %w", handoffID, err)
 	}
@@ -106,7 +107,7 @@ func (db *DB) LinkPlanReviewComments(ctx context.Context, planID string, comment
 // FindPlanReviewComments returns the threads a plan was asked to address,
 // in the order they were written, with their replies.
 func (db *DB) FindPlanReviewComments(ctx context.Context, planID string) ([]*Comment, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT comment_id FROM plan_review_comments WHERE plan_id = ?`, planID)
+	rows, err := db.readRows(ctx, `SELECT comment_id FROM plan_review_comments WHERE plan_id = ?`, planID)
 	if err != nil {
 		return nil, fmt.Errorf("find review comments of plan %s: %w", planID, err)
 	}

@@ -42,15 +42,15 @@ type Anchor struct {
 // usable as an HTML id: "decision-<id>", "summary", "plan-section-<plan
 // id>-<slug>", "general" or "general-<plan id>".
 func (a Anchor) Key() string {
-	var b strings.Builder
-	b.WriteString(string(a.Kind))
-	if a.ID != "" {
-		b.WriteString("-" + a.ID)
+	switch {
+	case a.ID != "" && a.Section != "":
+		return string(a.Kind) + "-" + a.ID + "-" + a.Section
+	case a.ID != "":
+		return string(a.Kind) + "-" + a.ID
+	case a.Section != "":
+		return string(a.Kind) + "-" + a.Section
 	}
-	if a.Section != "" {
-		b.WriteString("-" + a.Section)
-	}
-	return b.String()
+	return string(a.Kind)
 }
 
 // Validate checks the anchor's shape (not that what it names exists): a
@@ -381,7 +381,7 @@ func (db *DB) FindComments(ctx context.Context, f CommentFilter) ([]*Comment, er
 		args = append(args, f.HandoffID)
 	}
 	q += ` ORDER BY created_at, id`
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	rows, err := db.readRows(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find comments of handoff %s: %w", f.HandoffID, err)
 	}

@@ -119,7 +119,7 @@ type PlanFinish struct {
 type PlanFilter struct {
 	HandoffID  string
 	SnapshotID string
-	Limit      int // all when zero
+	Limit      int // all when zero; a constant (written into the SQL, see limitSQL)
 }
 
 // CreatePlan starts a plan for a snapshot: status running, version one more
@@ -300,8 +300,7 @@ func (db *DB) FindPlans(ctx context.Context, f PlanFilter) ([]*Plan, error) {
 	}
 	q := `SELECT ` + planColumns + ` FROM plans WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY created_at DESC, id DESC`
 	if f.Limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, f.Limit)
+		q += limitSQL(f.Limit)
 	}
 	plans, err := scanAll(scanPlan)(db.readRows(ctx, q, args...))
 	if err != nil {

@@ -212,7 +212,7 @@ func (db *DB) RequestReview(ctx context.Context, handoffID string, by Actor, rev
 // was asked to, their latest state, in the order they were first asked or
 // first reviewed.
 func (db *DB) FindReviewerStates(ctx context.Context, handoffID string) ([]*ReviewerState, error) {
-	rows, err := db.read.QueryContext(ctx,
+	rows, err := db.readRows(ctx,
 		`SELECT reviewer_user_id, reviewer_name, '' AS state, 1 AS requested, '' AS body, created_at
 		 FROM review_requests WHERE handoff_id = ?
 		 UNION ALL

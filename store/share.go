@@ -231,7 +231,7 @@ func (db *DB) FindShareLinks(ctx context.Context, f ShareFilter) ([]*ShareLink, 
 		q += ` AND handoff_id = ?`
 		args = append(args, f.HandoffID)
 	}
-	rows, err := db.read.QueryContext(ctx, q+` ORDER BY created_at DESC, id DESC`, args...)
+	rows, err := db.readRows(ctx, q+` ORDER BY created_at DESC, id DESC`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find share links: %w", err)
 	}

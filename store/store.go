@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -135,6 +136,15 @@ func (db *DB) readStmt(ctx context.Context, q string) (*sql.Stmt, error) {
 		return prev.(*sql.Stmt), nil
 	}
 	return st, nil
+}
+
+// limitSQL is a LIMIT clause with n written into the SQL text. SQLite
+// reads a bound LIMIT parameter while planning, so a prepared statement
+// whose LIMIT is "?" is compiled again on every run, which costs as much as
+// not preparing it at all. n must come from the program, not from a
+// request: each distinct value is one more cached statement.
+func limitSQL(n int) string {
+	return ` LIMIT ` + strconv.Itoa(n)
 }
 
 // readRows runs a hot read query through a cached prepared statement.

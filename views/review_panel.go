@@ -84,15 +84,16 @@ func threadKey(a store.Anchor) string { return a.Key() }
 
 // anchorQuery is an anchor as query parameters.
 func anchorQuery(a store.Anchor) string {
-	q := url.Values{}
-	q.Set("kind", string(a.Kind))
+	// The order of url.Values.Encode (keys sorted), built without the map.
+	var q string
 	if a.ID != "" {
-		q.Set("id", a.ID)
+		q = "id=" + url.QueryEscape(a.ID) + "&"
 	}
+	q += "kind=" + url.QueryEscape(string(a.Kind))
 	if a.Section != "" {
-		q.Set("section", a.Section)
+		q += "&section=" + url.QueryEscape(a.Section)
 	}
-	return q.Encode()
+	return q
 }
 
 type reviewPanelKey struct{}
