@@ -30,8 +30,15 @@ const (
 	owner
 	// apiRead: any API token of the workspace; never a cookie.
 	apiRead
-	// apiWrite: a write token of an editor or owner.
+	// apiWrite: a write token of an editor or owner. (Comments and reviews
+	// also take a viewer's write token; the principals here cannot tell.)
 	apiWrite
+	// shared: anyone holding a share link; the token in the path decides,
+	// and writes are checked by their origin, not a CSRF token.
+	shared
+	// mcpToken: any API token, read or write (every MCP call is a POST; a read
+	// token is offered read tools only); never a cookie.
+	mcpToken
 )
 
 // route is a route's access, and whether its path names an object of a
@@ -53,6 +60,18 @@ var accessTable = map[string]route{
 	"POST /logout":        {public, false},
 	"GET /invite/:token":  {public, false},
 	"POST /invite/:token": {public, false},
+
+	"GET /schemas/handoff-envelope-1.0.json": {public, false},
+
+	"GET /s/:token":                        {shared, false},
+	"GET /s/:token/live":                   {shared, false},
+	"GET /s/:token/comments":               {shared, false},
+	"POST /s/:token/comments":              {shared, false},
+	"POST /s/:token/comments/:cid/replies": {shared, false},
+
+	"GET /mcp":    {mcpToken, false},
+	"POST /mcp":   {mcpToken, false},
+	"DELETE /mcp": {mcpToken, false},
 
 	"GET /account":                     {account, false},
 	"POST /account/password":           {account, false},
@@ -98,6 +117,41 @@ var accessTable = map[string]route{
 	"POST /h/:id/:kind/:item":         {edit, true},
 	"POST /h/:id/:kind/:item/delete":  {edit, true},
 
+	"GET /archived":                         {read, false},
+	"POST /t/:id/rename":                    {edit, true},
+	"POST /t/:id/archive":                   {edit, true},
+	"GET /t/:id/delete":                     {edit, true},
+	"POST /t/:id/delete":                    {edit, true},
+	"POST /t/:id/handoff":                   {edit, true},
+	"GET /t/:id/handoffs/:hid":              {read, false}, // :hid is nobody's
+	"GET /t/:id/handoffs/:hid/events":       {read, false},
+	"POST /t/:id/handoffs/:hid/cancel":      {edit, true},
+	"POST /t/:id/handoffs/:hid/accept":      {edit, true},
+	"POST /t/:id/handoffs/:hid/decline":     {edit, true},
+	"POST /h/:id/draft":                     {edit, true},
+	"GET /h/:id/export.zip":                 {read, true},
+	"GET /p/:id/export.zip":                 {read, true},
+	"POST /p/:id/replan":                    {edit, true},
+	"GET /h/:id/live":                       {read, true},
+	"GET /h/:id/comments":                   {read, true},
+	"POST /h/:id/comments":                  {read, true}, // viewers comment and review
+	"POST /h/:id/comments/:cid/replies":     {read, true},
+	"POST /h/:id/comments/:cid/resolve":     {read, true},
+	"POST /h/:id/comments/:cid/reopen":      {read, true},
+	"GET /h/:id/comments/:cid/edit":         {read, false}, // :cid is nobody's
+	"POST /h/:id/comments/:cid/edit":        {read, true},
+	"POST /h/:id/comments/:cid/delete":      {read, true},
+	"POST /h/:id/reviews":                   {read, true},
+	"POST /h/:id/review-requests":           {edit, true},
+	"POST /h/:id/shares":                    {edit, true},
+	"POST /h/:id/shares/:sid/revoke":        {edit, true},
+	"POST /p/:id/shares":                    {edit, true},
+	"GET /agents":                           {read, false},
+	"GET /agents/feed":                      {read, false},
+	"GET /agents/entries/:id":               {read, false},
+	"GET /agents/handoffs/:id":              {read, false},
+	"POST /agents/handoffs/:id/acknowledge": {edit, false},
+
 	"GET /api/v1/threads":                          {apiRead, false},
 	"POST /api/v1/threads":                         {apiWrite, false},
 	"GET /api/v1/threads/:id":                      {apiRead, true},
@@ -118,6 +172,36 @@ var accessTable = map[string]route{
 	"PATCH /api/v1/handoffs/:id/:kind/:item":       {apiWrite, true},
 	"DELETE /api/v1/handoffs/:id/:kind/:item":      {apiWrite, true},
 	"GET /api/v1/snapshots/:id":                    {apiRead, true},
+
+	"PATCH /api/v1/threads/:id":                   {apiWrite, true},
+	"DELETE /api/v1/threads/:id":                  {apiWrite, true},
+	"POST /api/v1/threads/:id/thread-handoffs":    {apiWrite, true},
+	"POST /api/v1/thread-handoffs/:id/accept":     {apiWrite, false},
+	"POST /api/v1/thread-handoffs/:id/decline":    {apiWrite, false},
+	"GET /api/v1/handoffs/:id/comments":           {apiRead, true},
+	"POST /api/v1/handoffs/:id/comments":          {apiWrite, true},
+	"POST /api/v1/comments/:id/replies":           {apiWrite, false},
+	"POST /api/v1/comments/:id/resolve":           {apiWrite, false},
+	"POST /api/v1/comments/:id/reopen":            {apiWrite, false},
+	"PATCH /api/v1/comments/:id":                  {apiWrite, false},
+	"DELETE /api/v1/comments/:id":                 {apiWrite, false},
+	"POST /api/v1/handoffs/:id/reviews":           {apiWrite, true},
+	"POST /api/v1/handoffs/:id/shares":            {apiWrite, true},
+	"POST /api/v1/plans/:id/shares":               {apiWrite, true},
+	"GET /api/v1/shares":                          {apiRead, false},
+	"DELETE /api/v1/shares/:id":                   {apiWrite, false},
+	"POST /api/v1/blackboard":                     {apiWrite, false},
+	"GET /api/v1/blackboard":                      {apiRead, false},
+	"POST /api/v1/agent-handoffs":                 {apiWrite, false},
+	"GET /api/v1/agent-handoffs":                  {apiRead, false},
+	"GET /api/v1/agent-handoffs/inbox":            {apiRead, false},
+	"GET /api/v1/agent-handoffs/:id":              {apiRead, false},
+	"POST /api/v1/agent-handoffs/:id/acknowledge": {apiWrite, false},
+	"POST /api/v1/agent-handoffs/:id/claim":       {apiWrite, false},
+	"GET /api/v1/handoffs/:id/envelope":           {apiRead, true},
+	"GET /api/v1/plans/:id/envelope":              {apiRead, true},
+	"POST /api/v1/envelopes":                      {apiWrite, false},
+	"POST /api/v1/envelopes/validate":             {apiWrite, false}, // a read token may not POST
 }
 
 // Who asks: the six principals of the access table.
@@ -142,6 +226,13 @@ const (
 func (r route) expected(method, principal string) int {
 	token := principal == asReadToken || principal == asWriteToken
 	switch r.access {
+	case shared:
+		return wantRan
+	case mcpToken:
+		if token {
+			return wantRan
+		}
+		return http.StatusUnauthorized
 	case public:
 		if token && method != http.MethodGet {
 			return http.StatusForbidden // a browser form without its CSRF token
@@ -203,7 +294,8 @@ func newAccessFixture(t *testing.T) *accessFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.DB.FinishPlan(ctx, plan.ID, store.PlanFinish{Status: store.PlanComplete, Markdown: "# Plan\n\n1. Sign.\n"}); err != nil {
+	if _, err := app.DB.FinishPlan(ctx, plan.ID, store.PlanFinish{Status: store.PlanComplete, Markdown: "# Plan\n\n1. Sign.\n",
+		Coverage: store.Coverage{Covered: []string{h.Decisions[0].Label}, Uncovered: []string{}}}); err != nil {
 		t.Fatal(err)
 	}
 	f.plan = plan.ID
@@ -263,7 +355,7 @@ func (f *accessFixture) path(pattern string) string {
 			segs[i] = "decisions"
 		case ":item":
 			segs[i] = f.item
-		case ":token", ":user":
+		case ":token", ":user", ":hid", ":cid", ":sid":
 			segs[i] = "nope"
 		case "*":
 			switch {
@@ -284,6 +376,9 @@ func (f *accessFixture) send(t *testing.T, method, pattern, principal string) (*
 	t.Helper()
 	a := f.app
 	path := f.path(pattern)
+	if pattern == "/h/:id/comments" && method == http.MethodGet {
+		path += "?kind=general" // a comment thread is one anchor's
+	}
 	api := strings.HasPrefix(pattern, "/api/")
 	var body string
 	header := http.Header{}
@@ -305,6 +400,15 @@ func (f *accessFixture) send(t *testing.T, method, pattern, principal string) (*
 	req := a.newRequest(method, path, strings.NewReader(body), header)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if method == http.MethodGet && strings.HasSuffix(pattern, "/live") {
+		// A live stream does not end: its status and headers are the answer.
+		res, err := b.c.Do(req.WithContext(ctx))
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		res.Body.Close()
+		return res, ""
+	}
 	return b.do(req.WithContext(ctx))
 }
 
@@ -335,7 +439,9 @@ func TestAccessTable(t *testing.T) {
 	order := func(r *echo.Route) int {
 		switch {
 		case r.Path == "/logout":
-			return 2
+			return 3
+		case r.Path == "/t/:id/delete" && r.Method == http.MethodPost, r.Path == "/api/v1/threads/:id" && r.Method == http.MethodDelete:
+			return 2 // deleting the thread last, so that it hides no other change
 		case r.Method == http.MethodGet:
 			return 0
 		}
@@ -495,7 +601,7 @@ func TestViewerSeesNoEditControls(t *testing.T) {
 	controls := map[string][]string{ // page → ids or test ids of edit controls
 		"/":                      {"new-thread"},
 		"/t/" + f.thread:         {"composer", "ready-to-plan", "pin", "unpin"},
-		"/h/" + f.handoff:        {"add-decision", "add-file", "add-risk", "edit", "freeze"},
+		"/h/" + f.handoff:        {"add-decision", "add-file", "add-risk", "edit", "freeze", "edit-new-draft", "start-planning"},
 		"/p/" + f.plan:           {"rerun"},
 		"/decisions/" + f.record: {"supersede", "reactivate"},
 	}
