@@ -18,7 +18,7 @@ func BenchmarkRealPagesInProcess(b *testing.B) {
 	thread := seedRealBrainstorm(b, db)
 	handoff := seedRealReview(b, db)
 	srv := newBenchServer(b, db, offline.New())
-	cookie := csrfCookie(b, srv)
+	cookies := benchSignIn(b, db, srv)
 	for _, page := range []struct{ name, path string }{
 		{"thread", "/t/" + thread.ID},
 		{"review", "/h/" + handoff.ID},
@@ -30,7 +30,9 @@ func BenchmarkRealPagesInProcess(b *testing.B) {
 			for b.Loop() {
 				req := httptest.NewRequest(http.MethodGet, "http://localhost"+page.path, nil)
 				req.Header.Set("Accept-Encoding", "gzip, deflate, br")
-				req.AddCookie(cookie)
+				for _, c := range cookies {
+					req.AddCookie(c)
+				}
 				rec := httptest.NewRecorder()
 				srv.ServeHTTP(rec, req)
 				if rec.Code != http.StatusOK {
