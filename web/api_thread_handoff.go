@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/views"
 )
 
 // threadHandoffBlockJSON is a thread's handoff block in the JSON API.
@@ -134,6 +135,9 @@ func (s *Server) handleAPIThreadHandoffAccept(c echo.Context) error {
 			return err
 		}
 	}
+	if err := s.threadHandoffOfCaller(ctx, c.Param("id")); err != nil {
+		return err
+	}
 	h, created, err := s.acceptThreadHandoff(ctx, "", c.Param("id"), in.Title, in.SummaryMD)
 	if err != nil {
 		return err
@@ -154,6 +158,9 @@ func (s *Server) handleAPIThreadHandoffAccept(c echo.Context) error {
 func (s *Server) handleAPIThreadHandoffDecline(c echo.Context) error {
 	ctx := c.Request().Context()
 	id := c.Param("id")
+	if err := s.threadHandoffOfCaller(ctx, id); err != nil {
+		return err
+	}
 	threadID := ""
 	if d, err := s.drafts.get(id); err == nil {
 		threadID = d.threadID
@@ -163,3 +170,25 @@ func (s *Server) handleAPIThreadHandoffDecline(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"id": id, "status": "declined"})
 }
+
+// threadHandoffOfCaller checks that handoff (or preview) id is of a thread
+// of the caller's workspace: these API routes name no thread, so no route
+// guard does. Another workspace's answers as an unknown id does.
+func (s *Server) threadHandoffOfCaller(ctx context.Context, id string) error {
+	ws := views.RequestStateFrom(ctx).WorkspaceID
+	if h, err := s.db.FindThreadHandoffByID(ctx, id); err == nil {
+		if h.WorkspaceID != ws {
+			return errUnknownThreadHandoff
+		}
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if d, err := s.drafts.get(id); err == nil && d.workspaceID != ws {
+		return errUnknownThreadHandoff
+	}
+	return nil // unknown: accept and decline say so
+}
+
+// errUnknownThreadHandoff is the answer for a handoff id of another workspace.
+var errUnknownThreadHandoff = store.Errorf(store.ENOTFOUND, "This handoff preview has expired or never existed. Run /handoff again.")

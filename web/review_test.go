@@ -76,8 +76,8 @@ func TestReviewPageComments(t *testing.T) {
 	if !strings.Contains(body, "<strong>stream</strong>") || strings.Contains(body, "<script>") {
 		t.Errorf("comment body not rendered as sanitised markdown: %s", body)
 	}
-	if !strings.Contains(body, `data-testid="comment-author">You<`) {
-		t.Errorf("author is not the local owner You: %s", body)
+	if !strings.Contains(body, `data-testid="comment-author">Ana<`) {
+		t.Errorf("author is not the signed-in owner Ana: %s", body)
 	}
 
 	// Bad input: 422 with a message, nothing stored.
@@ -180,10 +180,62 @@ func TestReviewsWarnBeforePlanning(t *testing.T) {
 	if res, body := app.postForm(base+"/freeze", url.Values{}, sameOrigin); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("freeze while changes requested: Status=%d, body %s", res.StatusCode, body)
 	}
-	// Without accounts there is nobody to ask: the page says so.
+	// Ana is the workspace's only member: there is nobody to ask, and the page says so.
 	_, body = app.get(base)
 	if !strings.Contains(body, `data-testid="no-members"`) {
 		t.Error("the review request form does not say there are no members yet")
+	}
+}
+
+// TestReviewByAViewer checks team review with a second member: the owner
+// asks a viewer of the workspace for review, and the viewer comments and
+// reviews but may neither share nor ask others for review.
+func TestReviewByAViewer(t *testing.T) {
+	app := newReviewApp(t)
+	ctx := context.Background()
+	base := "/h/" + app.h.ID
+	vic, _, err := app.DB.AddUser(ctx, store.UserAdd{User: store.UserCreate{Email: "vic@example.com", Name: "Vic", Password: ownerPassword},
+		Role: store.RoleViewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner's request form lists Vic, and she asks him.
+	_, body := app.get(base)
+	if strings.Contains(body, `data-testid="no-members"`) || !strings.Contains(body, vic.ID) {
+		t.Fatal("the review request form does not offer the workspace's other member")
+	}
+	if res, body := app.postForm(base+"/review-requests", url.Values{"reviewer": {vic.ID}}, sameOrigin); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("request review: Status=%d; body %s", res.StatusCode, body)
+	}
+	if res, _ := app.postForm(base+"/review-requests", url.Values{"reviewer": {"u-nobody"}}, sameOrigin); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("request review of a non-member: Status=%d, want 422", res.StatusCode)
+	}
+
+	viewer := app.browser()
+	viewer.login("vic@example.com", ownerPassword)
+	post := func(path string, form url.Values) (*http.Response, string) {
+		req := app.newRequest(http.MethodPost, path, strings.NewReader(form.Encode()), htmxSameOrigin)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return viewer.do(req)
+	}
+	res, body := post(base+"/comments", url.Values{"kind": {"summary"}, "body": {"Clear enough."}})
+	if res.StatusCode != http.StatusCreated || !strings.Contains(body, `data-testid="comment-author">Vic<`) {
+		t.Errorf("viewer's comment: Status=%d, want 201 by Vic; body %s", res.StatusCode, body)
+	}
+	if res, body := post(base+"/reviews", url.Values{"state": {"approved"}}); res.StatusCode != http.StatusCreated {
+		t.Errorf("viewer's review: Status=%d, want 201; body %s", res.StatusCode, body)
+	}
+	for _, path := range []string{base + "/shares", base + "/review-requests"} {
+		if res, _ := post(path, url.Values{"mode": {"view"}, "expiresIn": {"1d"}, "reviewer": {app.Owner.ID}}); res.StatusCode != http.StatusForbidden {
+			t.Errorf("viewer POST %s: Status=%d, want 403", path, res.StatusCode)
+		}
+	}
+	states, err := app.DB.FindReviewerStates(ctx, app.h.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != 1 || states[0].Reviewer.UserID != vic.ID || states[0].State != store.ReviewApproved {
+		t.Errorf("reviewer states %+v, want Vic, asked, approved", states)
 	}
 }
 
@@ -238,7 +290,7 @@ func TestAPIReview(t *testing.T) {
 
 	_, body := app.get(api + "/comments")
 	list := decodeJSON[struct{ Comments []*apiComment }](t, body)
-	if len(list.Comments) != 4 || list.Comments[1].Anchor.Label != "Steps" || list.Comments[0].Author.Name != "You" || list.Comments[0].Replies == nil {
+	if len(list.Comments) != 4 || list.Comments[1].Anchor.Label != "Steps" || list.Comments[0].Author.Name != "Ana" || list.Comments[0].Replies == nil {
 		t.Fatalf("comments %+v", list.Comments)
 	}
 	first := list.Comments[0].ID
@@ -558,8 +610,8 @@ func TestLiveUpdates(t *testing.T) {
 	if ev := next(member, "viewers"); !strings.Contains(ev.Data, "Guest") {
 		t.Errorf("member sees viewers %q, want the guest", ev.Data)
 	}
-	if ev := next(guest, "viewers"); !strings.Contains(ev.Data, "You") {
-		t.Errorf("guest sees viewers %q, want You", ev.Data)
+	if ev := next(guest, "viewers"); !strings.Contains(ev.Data, "Ana") {
+		t.Errorf("guest sees viewers %q, want Ana", ev.Data)
 	}
 	// An edit of an item (a handler this feature does not own) reaches both.
 	d := app.h.Decisions[0]

@@ -256,9 +256,10 @@ func TestThreadHandoffAcceptConcurrently(t *testing.T) {
 	statuses := make([]int, 2)
 	children := make([]string, 2)
 	for i := range 2 {
+		// newRequest signs each request with the owner's token, as the CLI does.
+		req := app.newRequest(http.MethodPost, "/api/v1/thread-handoffs/"+p.ID+"/accept", strings.NewReader(`{}`), nil)
+		req.Header.Set("Content-Type", "application/json")
 		wg.Go(func() {
-			req, _ := http.NewRequest(http.MethodPost, app.TS.URL+"/api/v1/thread-handoffs/"+p.ID+"/accept", strings.NewReader(`{}`))
-			req.Header.Set("Content-Type", "application/json")
 			res, err := app.TS.Client().Do(req)
 			if err != nil {
 				t.Error(err)
@@ -278,6 +279,43 @@ func TestThreadHandoffAcceptConcurrently(t *testing.T) {
 	threads, _ := app.DB.FindThreads(context.Background(), store.ThreadFilter{})
 	if len(threads) != 2 {
 		t.Fatalf("%d threads, want the parent and one child", len(threads))
+	}
+}
+
+// TestThreadHandoffOfAnotherWorkspace checks that the API's accept and
+// decline, whose paths name no thread, answer another workspace's preview
+// or handoff as an unknown id, and change nothing.
+func TestThreadHandoffOfAnotherWorkspace(t *testing.T) {
+	app := newApp(t, offline.New())
+	parent := seedThread(t, app, "Caching", 4)
+	preview := app.previewHandoff(parent, `{}`)
+	accepted := app.previewHandoff(parent, `{}`)
+	if res, body := app.postJSON("/api/v1/thread-handoffs/"+accepted.ID+"/accept", `{}`); res.StatusCode != http.StatusCreated {
+		t.Fatalf("accept: Status=%d; body %s", res.StatusCode, body)
+	}
+	bob, m, err := app.DB.AddUser(context.Background(), store.UserAdd{User: store.UserCreate{Email: "bob@example.com", Name: "Bob", Password: ownerPassword},
+		Workspace: "Side project", Role: store.RoleOwner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobs := http.Header{"Authorization": {"Bearer " + app.newToken(bob, m.WorkspaceID, store.ScopeWrite)}}
+	before := rowCounts(t, app)
+	for _, path := range []string{
+		"/api/v1/thread-handoffs/" + preview.ID + "/accept", "/api/v1/thread-handoffs/" + preview.ID + "/decline",
+		"/api/v1/thread-handoffs/" + accepted.ID + "/accept", "/api/v1/thread-handoffs/" + accepted.ID + "/decline",
+	} {
+		req := app.newRequest(http.MethodPost, path, strings.NewReader(`{}`), bobs)
+		req.Header.Set("Content-Type", "application/json")
+		if res, body := app.do(req); res.StatusCode != http.StatusNotFound {
+			t.Errorf("%s by another workspace: Status=%d, want 404; body %s", path, res.StatusCode, body)
+		}
+	}
+	if diff := cmp.Diff(before, rowCounts(t, app)); diff != "" {
+		t.Fatalf("another workspace's requests changed the database (-before +after):\n%s", diff)
+	}
+	// The preview is still Ana's to accept.
+	if res, body := app.postJSON("/api/v1/thread-handoffs/"+preview.ID+"/accept", `{}`); res.StatusCode != http.StatusCreated {
+		t.Errorf("accept after the other workspace tried: Status=%d; body %s", res.StatusCode, body)
 	}
 }
 
