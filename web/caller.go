@@ -1,11 +1,6 @@
 package web
 
-import (
-	"context"
-	"github.com/baton-dev/baton/store"
-
-	"github.com/labstack/echo/v4"
-)
+import "context"
 
 // tokenScope is what an API token may do: read only, or read and write.
 type tokenScope string
@@ -16,11 +11,10 @@ const (
 	scopeWrite tokenScope = "write"
 )
 
-// caller is who makes an API or MCP request: the workspace they work in
-// (empty: the store's default workspace), the user the token belongs to
-// (empty: nobody signed in) and what the token allows. It is the one place
-// handlers and MCP tools learn who is asking; authentication sets it with
-// withCaller.
+// caller is who makes an API or MCP request: the workspace they work in,
+// the user the token (or session) belongs to and what they may do. It is
+// the one place handlers and MCP tools learn who is asking; authentication
+// (setPrincipal) sets it with withCaller.
 type caller struct {
 	WorkspaceID string
 	UserID      string
@@ -38,26 +32,22 @@ func withCaller(ctx context.Context, c caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
+// noWorkspace is the workspace of a caller who has none: an id no
+// workspace has, so that every lookup answers not found and every list is
+// empty. It is never "", which the store reads as the default workspace.
+const noWorkspace = "-"
+
 // callerFrom returns the caller ctx carries. A request that no
-// authentication has marked is served as the API always has been without
-// accounts: in the default workspace, allowed to write.
+// authentication has marked, or whose principal belongs to no workspace,
+// is nobody: it may only read, and only in noWorkspace, so it never acts
+// in (or sees) the default workspace.
 func callerFrom(ctx context.Context) caller {
-	if c, ok := ctx.Value(callerKey{}).(caller); ok {
-		return c
+	c, ok := ctx.Value(callerKey{}).(caller)
+	if !ok {
+		return caller{WorkspaceID: noWorkspace, Scope: scopeRead}
 	}
-	return caller{Scope: scopeWrite}
-}
-
-// errReadOnlyToken answers a write with a read-only token.
-var errReadOnlyToken = store.Errorf(store.EFORBIDDEN,
-	"This token can only read. Create a token with write scope in Settings → Tokens to post or hand off work.")
-
-// requireWrite refuses the request unless its caller may write.
-func requireWrite(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if !callerFrom(c.Request().Context()).canWrite() {
-			return errReadOnlyToken
-		}
-		return next(c)
+	if c.WorkspaceID == "" {
+		c.WorkspaceID, c.Scope = noWorkspace, scopeRead
 	}
+	return c
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,18 +17,48 @@ import (
 	"github.com/baton-dev/baton/store/storetest"
 )
 
-// serveAs serves s with every request made by c, as authentication will.
-func serveAs(t *testing.T, s *Server, c caller) *httptest.Server {
-	t.Helper()
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.ServeHTTP(w, r.WithContext(withCaller(r.Context(), c)))
-	}))
-	t.Cleanup(ts.Close)
-	return ts
+// bearer is an http.RoundTripper that sends a token with every request,
+// as an MCP client configured with a static Authorization header does.
+type bearer struct {
+	token string
+	next  http.RoundTripper
 }
 
-// TestCallerScopes checks that the caller decides the workspace and what
-// may be written, for the JSON API and MCP alike.
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// clientWith returns a client of ts that sends token with every request.
+func clientWith(ts *httptest.Server, token string) *http.Client {
+	c := *ts.Client()
+	c.Transport = bearer{token: token, next: c.Transport}
+	return &c
+}
+
+// memberToken makes a user with role in workspace ws and a token of theirs
+// with scope there, and returns its secret.
+func memberToken(t *testing.T, db *store.DB, ws, email string, role store.MemberRole, scope store.TokenScope) string {
+	t.Helper()
+	ctx := context.Background()
+	u, err := db.CreateUser(ctx, store.UserCreate{Email: email, Name: strings.Split(email, "@")[0], Password: "correct horse battery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddMember(ctx, ws, u.ID, role); err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := db.CreateToken(ctx, store.TokenCreate{UserID: u.ID, WorkspaceID: ws, Name: "t", Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// TestCallerScopes checks that the caller, which the bearer token
+// decides, decides the workspace and what may be written, for the JSON API
+// and MCP alike.
 func TestCallerScopes(t *testing.T) {
 	db := storetest.MustOpen(t)
 	s := New(Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler), SessionKey: make([]byte, 32)})
@@ -37,13 +68,18 @@ func TestCallerScopes(t *testing.T) {
 	if err := db.CreateBlackboardEntry(ctx, mine); err != nil {
 		t.Fatal(err)
 	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
 
-	reader := serveAs(t, s, caller{WorkspaceID: other, UserID: "u1", Scope: scopeRead})
-	writer := serveAs(t, s, caller{WorkspaceID: other, UserID: "u2", Scope: scopeWrite})
+	// Both are editors of the other workspace; the reader's token is read-only.
+	reader := clientWith(ts, memberToken(t, db, other, "reader@example.com", store.RoleEditor, store.ScopeRead))
+	writer := clientWith(ts, memberToken(t, db, other, "writer@example.com", store.RoleEditor, store.ScopeWrite))
+	// A viewer's write token still only reads.
+	viewer := clientWith(ts, memberToken(t, db, other, "viewer@example.com", store.RoleViewer, store.ScopeWrite))
 
 	t.Run("API", func(t *testing.T) {
-		post := func(ts *httptest.Server) int {
-			res, err := ts.Client().Post(ts.URL+"/api/v1/blackboard", "application/json",
+		post := func(client *http.Client) int {
+			res, err := client.Post(ts.URL+"/api/v1/blackboard", "application/json",
 				strings.NewReader(`{"type":"finding","summary":"x","agentId":"a"}`))
 			if err != nil {
 				t.Fatal(err)
@@ -54,6 +90,12 @@ func TestCallerScopes(t *testing.T) {
 		if got := post(reader); got != http.StatusForbidden {
 			t.Fatalf("read token posting: Status=%d, want 403", got)
 		}
+		if got := post(viewer); got != http.StatusForbidden {
+			t.Fatalf("viewer posting: Status=%d, want 403", got)
+		}
+		if got := post(ts.Client()); got != http.StatusUnauthorized {
+			t.Fatalf("no token posting: Status=%d, want 401", got)
+		}
 		if got := post(writer); got != http.StatusCreated {
 			t.Fatalf("write token posting: Status=%d, want 201", got)
 		}
@@ -61,7 +103,12 @@ func TestCallerScopes(t *testing.T) {
 		if len(entries) != 1 {
 			t.Fatalf("%d entries in the caller's workspace, want the one posted", len(entries))
 		}
-		if res, err := reader.Client().Get(reader.URL + "/api/v1/agent-handoffs/" + mine.ID); err != nil {
+		if res, err := reader.Get(ts.URL + "/api/v1/blackboard"); err != nil {
+			t.Fatal(err)
+		} else if b, _ := io.ReadAll(res.Body); res.Body.Close() != nil || res.StatusCode != http.StatusOK || strings.Contains(string(b), mine.ID) {
+			t.Fatalf("reading the blackboard: Status=%d, body %s; want 200 without the default workspace's entry", res.StatusCode, b)
+		}
+		if res, err := reader.Get(ts.URL + "/api/v1/agent-handoffs/" + mine.ID); err != nil {
 			t.Fatal(err)
 		} else if res.Body.Close(); res.StatusCode != http.StatusNotFound {
 			t.Fatalf("another workspace's id: Status=%d, want 404", res.StatusCode)
@@ -69,9 +116,9 @@ func TestCallerScopes(t *testing.T) {
 	})
 
 	t.Run("MCP", func(t *testing.T) {
-		tools := func(ts *httptest.Server) ([]string, *mcp.ClientSession) {
+		tools := func(client *http.Client) ([]string, *mcp.ClientSession) {
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx,
-				&mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: ts.Client(), DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+				&mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: client, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +135,8 @@ func TestCallerScopes(t *testing.T) {
 			return names, cs
 		}
 		names, cs := tools(reader)
-		if want := []string{"decisions_for_files", "get_handoff_context", "list_inbox", "read_blackboard", "search_decisions"}; !slices.Equal(names, want) {
+		want := []string{"decisions_for_files", "get_handoff_context", "list_inbox", "read_blackboard", "search_decisions"}
+		if !slices.Equal(names, want) {
 			t.Fatalf("read token's tools = %v, want only %v", names, want)
 		}
 		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "post_blackboard", Arguments: map[string]any{"type": "warning", "summary": "x", "agent_id": "a"}}); err == nil && !res.IsError {
@@ -101,8 +149,42 @@ func TestCallerScopes(t *testing.T) {
 		if text := res.Content[0].(*mcp.TextContent).Text; strings.Contains(text, mine.ID) {
 			t.Fatalf("read_blackboard in another workspace shows the default workspace's entry: %s", text)
 		}
+		if names, _ := tools(viewer); !slices.Equal(names, want) {
+			t.Fatalf("viewer's tools = %v, want only %v", names, want)
+		}
 		if names, _ := tools(writer); len(names) != 10 {
 			t.Fatalf("write token's tools = %v, want all 10", names)
 		}
 	})
+}
+
+// TestCallerWithoutAuthentication checks that a request no authentication
+// has marked, or whose principal has no workspace, never acts in the
+// default workspace, and that the MCP handler refuses it outright.
+func TestCallerWithoutAuthentication(t *testing.T) {
+	ctx := context.Background()
+	for name, ctx := range map[string]context.Context{
+		"no caller":    ctx,
+		"no workspace": withCaller(ctx, caller{UserID: "u1", Scope: scopeWrite}),
+	} {
+		c := callerFrom(ctx)
+		if c.WorkspaceID == "" || c.canWrite() {
+			t.Errorf("%s: caller = %+v, want read-only and a workspace that is not the default (\"\")", name, c)
+		}
+	}
+	if c := callerFrom(withCaller(ctx, caller{WorkspaceID: "w", UserID: "u1", Scope: scopeWrite})); c != (caller{WorkspaceID: "w", UserID: "u1", Scope: scopeWrite}) {
+		t.Errorf("caller = %+v, want the one set", c)
+	}
+
+	db := storetest.MustOpen(t)
+	s := New(Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler), SessionKey: make([]byte, 32)})
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	rec := httptest.NewRecorder()
+	s.mcpHandler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized || strings.Contains(rec.Body.String(), "serverInfo") {
+		t.Fatalf("MCP handler without a caller: Status=%d, body %s; want 401", rec.Code, rec.Body)
+	}
 }

@@ -77,7 +77,7 @@ func TestMCPInspector(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the first run installs Node
 		defer cancel()
 		base := []string{"--format", "json", "-q", "--server-url", app.TS.URL + "/mcp", "--transport", "http",
-			"--header", "Authorization: Bearer inspector-test"}
+			"--header", "Authorization: Bearer " + app.Token}
 		cmd := exec.CommandContext(ctx, inspect, append(base, args...)...)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr

@@ -16,18 +16,45 @@ import (
 	"github.com/baton-dev/baton/store"
 )
 
-// mcpConnect connects the official SDK's client to the app's /mcp.
+// mcpConnect connects the official SDK's client to the app's /mcp with the
+// owner's write token.
 func mcpConnect(t *testing.T, app *testApp) *mcp.ClientSession {
+	t.Helper()
+	return mcpConnectWith(t, app, app.Token)
+}
+
+// mcpConnectWith connects the official SDK's client to the app's /mcp,
+// sending token as a static Authorization header, as agents are set up to.
+func mcpConnectWith(t *testing.T, app *testApp, token string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "baton-test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: app.TS.URL + "/mcp", HTTPClient: app.TS.Client(), DisableStandaloneSSE: true, MaxRetries: -1,
+		Endpoint: app.TS.URL + "/mcp", HTTPClient: bearerClient(app, token), DisableStandaloneSSE: true, MaxRetries: -1,
 	}, nil)
 	if err != nil {
 		t.Fatalf("connect to /mcp: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// bearerClient is a client of the app that sends token with every request.
+func bearerClient(app *testApp, token string) *http.Client {
+	c := *app.TS.Client()
+	c.Transport = bearerTransport{token: token, next: c.Transport}
+	return &c
+}
+
+// bearerTransport adds Authorization: Bearer <token> to every request.
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // callTool calls a tool and decodes its structured result into T. It fails
@@ -302,21 +329,153 @@ func TestMCPTools(t *testing.T) {
 	})
 }
 
+// TestMCPTokens checks that the token decides what an MCP client sees: a
+// read token is offered the read tools only, and a member of another
+// workspace finds none of this workspace's handoffs or entries.
+func TestMCPTokens(t *testing.T) {
+	app := newApp(t, offline.New())
+	brainstorm, _ := frozenHandoff(t, app)
+	ctx := context.Background()
+	owner := mcpConnect(t, app)
+	entry, msg := callTool[struct{ ID string }](t, owner, "post_blackboard", map[string]any{"type": "warning", "summary": "Do not log session ids", "agent_id": "a"})
+	if msg != "" {
+		t.Fatalf("post_blackboard: %s", msg)
+	}
+	h, msg := callTool[mcpHandoff](t, owner, "create_handoff", map[string]any{"source_agent": "a", "target_agent": "codex", "summary": "Sessions refactored"})
+	if msg != "" {
+		t.Fatalf("create_handoff: %s", msg)
+	}
+
+	toolNames := func(cs *mcp.ClientSession) []string {
+		t.Helper()
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		return names
+	}
+
+	t.Run("read token", func(t *testing.T) {
+		cs := mcpConnectWith(t, app, app.newToken(app.Owner, app.DB.DefaultWorkspaceID(), store.ScopeRead))
+		if names := toolNames(cs); !cmp.Equal(names, readTools) {
+			t.Fatalf("read token's tools = %v, want only %v", names, readTools)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "post_blackboard", Arguments: map[string]any{"type": "warning", "summary": "x", "agent_id": "a"}})
+		if err == nil && !res.IsError {
+			t.Fatal("read token called post_blackboard")
+		}
+		if got, msg := callTool[mcpContext](t, cs, "get_handoff_context", map[string]any{"handoff_id": brainstorm.ID}); msg != "" || got.Brainstorm == nil {
+			t.Fatalf("read token's get_handoff_context = %+v, %q", got, msg)
+		}
+	})
+
+	t.Run("another workspace", func(t *testing.T) {
+		other, err := app.DB.CreateWorkspace(ctx, "Other")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := app.DB.CreateUser(ctx, store.UserCreate{Email: "bo@example.com", Name: "Bo", Password: "correct horse battery"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := app.DB.AddMember(ctx, other.ID, u.ID, store.RoleOwner); err != nil {
+			t.Fatal(err)
+		}
+		cs := mcpConnectWith(t, app, app.newToken(u, other.ID, store.ScopeWrite))
+		if names := toolNames(cs); len(names) != len(readTools)+len(writeTools) {
+			t.Fatalf("write token's tools = %v, want all", names)
+		}
+		// Another workspace's id is answered as a missing one.
+		notFound := func(msg string) bool {
+			return strings.Contains(msg, "not found") || strings.Contains(msg, "in this workspace")
+		}
+		for _, id := range []string{brainstorm.ID, h.ID} {
+			if _, msg := callTool[mcpContext](t, cs, "get_handoff_context", map[string]any{"handoff_id": id}); !notFound(msg) {
+				t.Errorf("get_handoff_context of another workspace's %s: tool error %q, want not found", id, msg)
+			}
+		}
+		if got, msg := callTool[mcpContext](t, cs, "get_handoff_context", map[string]any{}); msg == "" {
+			t.Errorf("latest handoff of an empty workspace = %+v, want a tool error", got)
+		}
+		for _, tool := range []string{"claim_handoff", "acknowledge_handoff"} {
+			if _, msg := callTool[mcpHandoff](t, cs, tool, map[string]any{"handoff_id": h.ID, "by": "codex"}); !notFound(msg) {
+				t.Errorf("%s of another workspace's handoff: tool error %q, want not found", tool, msg)
+			}
+		}
+		if _, msg := callTool[map[string]any](t, cs, "add_decision", map[string]any{"handoff_id": brainstorm.ID, "content": "x"}); !notFound(msg) {
+			t.Errorf("add_decision to another workspace's handoff: tool error %q, want not found", msg)
+		}
+		board, msg := callTool[struct{ Entries []struct{ ID string } }](t, cs, "read_blackboard", map[string]any{})
+		if msg != "" || len(board.Entries) != 0 {
+			t.Errorf("read_blackboard in another workspace = %+v, %q; want none of %s", board, msg, entry.ID)
+		}
+		inbox, msg := callTool[struct{ Handoffs []mcpHandoff }](t, cs, "list_inbox", map[string]any{"agent": "codex"})
+		if msg != "" || len(inbox.Handoffs) != 0 {
+			t.Errorf("list_inbox in another workspace = %+v, %q; want empty", inbox, msg)
+		}
+		found, msg := callTool[struct{ Decisions []any }](t, cs, "search_decisions", map[string]any{"query": "sessions"})
+		if msg != "" || len(found.Decisions) != 0 {
+			t.Errorf("search_decisions in another workspace = %+v, %q; want none", found, msg)
+		}
+		if live, _ := app.DB.FindHandoffByID(ctx, brainstorm.ID); len(live.Decisions) != 1 {
+			t.Errorf("brainstorm has %d decisions after another workspace's add_decision, want 1", len(live.Decisions))
+		}
+	})
+}
+
 // TestMCPHTTP checks what the endpoint tells browsers and OAuth-aware
-// clients: a cross-origin browser request is refused, and no OAuth
-// metadata is advertised.
+// clients: a request without a valid token answers 401 with no
+// WWW-Authenticate challenge (which some clients take as an invitation to
+// OAuth), a cross-origin browser request is refused, and no OAuth metadata
+// is advertised.
 func TestMCPHTTP(t *testing.T) {
 	app := newApp(t, offline.New())
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	post := func(header http.Header) (*http.Response, string) {
+	postAs := func(token string, header http.Header) (*http.Response, string) {
 		req := app.newRequest(http.MethodPost, "/mcp", strings.NewReader(initialize), header)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
 		return app.do(req)
 	}
-	if res, body := post(nil); res.StatusCode != http.StatusOK || !strings.Contains(body, `"serverInfo"`) {
+	post := func(header http.Header) (*http.Response, string) { return postAs(app.Token, header) }
+	res, body := post(nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `"serverInfo"`) {
 		t.Fatalf("initialize: Status=%d, body %s", res.StatusCode, body)
 	}
+	if h := res.Header.Get("WWW-Authenticate"); h != "" {
+		t.Errorf("WWW-Authenticate = %q, want none", h)
+	}
+
+	t.Run("without a valid token", func(t *testing.T) {
+		for name, token := range map[string]string{"no token": "", "unknown token": "baton_not-a-token"} {
+			res, body := postAs(token, nil)
+			if res.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s: Status=%d, want 401; body %s", name, res.StatusCode, body)
+			}
+			if h := res.Header.Get("WWW-Authenticate"); h != "" {
+				t.Errorf("%s: WWW-Authenticate = %q, want none", name, h)
+			}
+			if strings.Contains(body, `"serverInfo"`) {
+				t.Errorf("%s: initialized anyway: %s", name, body)
+			}
+		}
+		// The session cookie is not a credential for MCP: app.Client has one.
+		req := app.newRequest(http.MethodPost, "/mcp", strings.NewReader(initialize), sameOrigin)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if res, body := app.do(req); res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("session cookie only: Status=%d, want 401; body %s", res.StatusCode, body)
+		}
+	})
+
 	for name, h := range map[string]http.Header{
 		"cross-site fetch":  {"Sec-Fetch-Site": {"cross-site"}, "Origin": {"https://evil.example"}},
 		"other origin only": {"Origin": {"https://evil.example"}},
@@ -332,9 +491,5 @@ func TestMCPHTTP(t *testing.T) {
 		if res, _ := app.get(path); res.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s: Status=%d, want 404 (no OAuth metadata)", path, res.StatusCode)
 		}
-	}
-	res, _ := post(nil)
-	if h := res.Header.Get("WWW-Authenticate"); h != "" {
-		t.Errorf("WWW-Authenticate = %q, want none", h)
 	}
 }
