@@ -306,7 +306,8 @@ func New(cfg Config) *Server {
 	s.shareRoutes(e, cfg.ShareRate)
 	api.GET("/handoffs/:id/envelope", s.handleAPIHandoffEnvelope)
 	api.GET("/plans/:id/envelope", s.handleAPIPlanEnvelope)
-	api.POST("/envelopes", s.handleAPIEnvelopeImport)
+	api.GET("/agent-handoffs/:id/envelope", s.handleAPIAgentHandoffEnvelope)
+	api.POST("/envelopes", s.handleAPIEnvelopeImport, requireWrite)
 	api.POST("/envelopes/validate", s.handleAPIEnvelopeValidate)
 	return s
 }
