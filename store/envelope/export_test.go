@@ -154,8 +154,8 @@ func TestImportInvalid(t *testing.T) {
 		t.Fatalf("Import(plan) err = %v, want EINVALID saying plans are not imported", err)
 	}
 	data, _ = envelope.Encode(fixtureAgentHandoff())
-	if _, _, err := envelope.Import(ctx, db, "", data, opts); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "not supported until agent handoffs land") {
-		t.Fatalf("Import(agent_handoff) err = %v, want EINVALID", err)
+	if _, _, err := envelope.Import(ctx, db, "", data, opts); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "which this workspace does not have") {
+		t.Fatalf("Import(agent_handoff naming unknown IDs) err = %v, want EINVALID", err)
 	}
 	if got := threadCount(t, db); got != before {
 		t.Fatalf("threads = %d, want %d: nothing imported", got, before)
