@@ -3,7 +3,6 @@ package envelope
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -314,7 +313,13 @@ func (b *BrainstormHandoff) SnapshotPayload() *store.SnapshotPayload {
 // ComputeSHA256 is the hex sha256 of the snapshot's canonical JSON, as the
 // store computes it when it freezes a handoff.
 func (b *BrainstormHandoff) ComputeSHA256() string {
-	data, err := json.Marshal(b.SnapshotPayload())
+	// The canonical JSON is about as long as the payload's text.
+	size := len(b.Summary) + 256
+	for i := range b.Decisions {
+		size += len(b.Decisions[i].Content) + 160
+	}
+	size += 128 * (len(b.FilesReferenced) + len(b.Risks))
+	data, err := b.appendSnapshotJSON(make([]byte, 0, size))
 	if err != nil {
 		return ""
 	}
