@@ -96,7 +96,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			if !plainASCII[c] {
 				return appendMarshaled(dst, s)
 			}
 			i++
@@ -112,6 +112,14 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s...)
 	return append(dst, '"')
 }
+
+// plainASCII marks the ASCII bytes encoding/json writes as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 func appendMarshaled(dst []byte, s string) []byte {
 	b, _ := json.Marshal(s) // a string always encodes
