@@ -67,3 +67,34 @@ func BenchmarkValidate1MB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSnapshotSHA256 compares the sha256 validation recomputes for a
+// 1 MB brainstorm handoff, by the canonical encoder, with encoding the
+// store's payload by reflection (which it replaces and must equal).
+func BenchmarkSnapshotSHA256(b *testing.B) {
+	e, ps := envelope.Check(oneMegabyte(b)["brainstorm_handoff"], envelope.Options{})
+	if len(ps) > 0 {
+		b.Fatal(ps)
+	}
+	bh := e.Payload.BrainstormHandoff
+	for name, hash := range map[string]func() string{
+		"canonical": bh.ComputeSHA256,
+		"reflect": func() string {
+			data, _ := json.Marshal(bh.SnapshotPayload())
+			sum := sha256.Sum256(data)
+			return hex.EncodeToString(sum[:])
+		},
+	} {
+		b.Run(name, func(b *testing.B) {
+			if got := hash(); got != bh.SHA256 {
+				b.Fatalf("sha256 %s, want %s", got, bh.SHA256)
+			}
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				hash()
+			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
