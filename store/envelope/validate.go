@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"sync"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
