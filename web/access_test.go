@@ -196,6 +196,7 @@ var accessTable = map[string]route{
 	"GET /api/v1/agent-handoffs":                  {apiRead, false},
 	"GET /api/v1/agent-handoffs/inbox":            {apiRead, false},
 	"GET /api/v1/agent-handoffs/:id":              {apiRead, false},
+	"GET /api/v1/agent-handoffs/:id/envelope":     {apiRead, false},
 	"POST /api/v1/agent-handoffs/:id/acknowledge": {apiWrite, false},
 	"POST /api/v1/agent-handoffs/:id/claim":       {apiWrite, false},
 	"GET /api/v1/handoffs/:id/envelope":           {apiRead, true},

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"mime"
@@ -73,6 +74,38 @@ func (s *Server) handleAPIPlanEnvelope(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b.JSON)
 }
 
+// handleAPIAgentHandoffEnvelope serves GET
+// /api/v1/agent-handoffs/:id/envelope: the agent_handoff envelope of a
+// handoff of the caller's workspace, whose session is the workspace and
+// product its name. 404 for a handoff of another workspace.
+func (s *Server) handleAPIAgentHandoffEnvelope(c echo.Context) error {
+	ctx := c.Request().Context()
+	b, err := s.agentHandoffEnvelope(ctx, callerFrom(ctx).WorkspaceID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	attachment(c, envelope.BaseName(b.Envelope))
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b.JSON)
+}
+
+// agentHandoffEnvelope is the validated envelope of the agent handoff id
+// of a workspace (the default one when empty).
+func (s *Server) agentHandoffEnvelope(ctx context.Context, workspaceID, id string) (*envelope.Bundle, error) {
+	h, err := s.db.FindAgentHandoffByID(ctx, workspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.db.FindWorkspaceByID(ctx, h.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	e, err := envelope.FromAgentHandoff(envelope.NewAgentHandoffInput(h, w))
+	if err != nil {
+		return nil, err
+	}
+	return envelope.NewBundle(e, nil, envelope.Options{})
+}
+
 // importJSON is the answer to an import.
 type importJSON struct {
 	Kind      string `json:"kind"`
@@ -103,17 +136,19 @@ func envelopeProblems(c echo.Context, ps envelope.Problems) error {
 	return c.JSON(http.StatusUnprocessableEntity, body)
 }
 
-// handleAPIEnvelopeImport serves POST /api/v1/envelopes: it imports a
-// brainstorm_handoff envelope as a new draft handoff (201), or finds the
-// one an earlier import of the same envelope made (200). An envelope with
-// problems answers 422 listing them, and imports nothing; other kinds
-// answer 422 saying why.
+// handleAPIEnvelopeImport serves POST /api/v1/envelopes: it imports, into
+// the caller's workspace, a brainstorm_handoff envelope as a new draft
+// handoff or an agent_handoff envelope as a new agent handoff (201), or
+// finds what an earlier import of the same envelope made (200). An
+// envelope with problems answers 422 listing them, and imports nothing;
+// other kinds answer 422 saying why.
 func (s *Server) handleAPIEnvelopeImport(c echo.Context) error {
 	data, err := readEnvelope(c)
 	if err != nil {
 		return err
 	}
-	imp, ps, err := envelope.Import(c.Request().Context(), s.db, data, envelope.Options{})
+	ctx := c.Request().Context()
+	imp, ps, err := envelope.Import(ctx, s.db, callerFrom(ctx).WorkspaceID, data, envelope.Options{})
 	if err != nil {
 		return err
 	}
@@ -124,8 +159,11 @@ func (s *Server) handleAPIEnvelopeImport(c echo.Context) error {
 	if imp.Created {
 		status = http.StatusCreated
 	}
-	return c.JSON(status, importJSON{Kind: string(imp.Kind), HandoffID: imp.HandoffID, Created: imp.Created,
-		URL: fmt.Sprintf("/h/%s", imp.HandoffID)})
+	url := fmt.Sprintf("/h/%s", imp.HandoffID)
+	if imp.Kind == envelope.KindAgentHandoff {
+		url = fmt.Sprintf("/agents/handoffs/%s", imp.HandoffID)
+	}
+	return c.JSON(status, importJSON{Kind: string(imp.Kind), HandoffID: imp.HandoffID, Created: imp.Created, URL: url})
 }
 
 // validationJSON is the answer to a validation.

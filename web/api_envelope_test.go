@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
 	"mime"
 	"net/http"
 	"strings"
@@ -153,5 +154,56 @@ func TestExportLinks(t *testing.T) {
 		if got := attr(link, "href"); got != href {
 			t.Fatalf("%s: export href = %q, want %q", path, got, href)
 		}
+	}
+}
+
+// TestAPIAgentHandoffEnvelope: an agent handoff's envelope names its file
+// as an export does, carries the handoff and the workspace as its session,
+// and imports back as a new agent handoff, once.
+func TestAPIAgentHandoffEnvelope(t *testing.T) {
+	a := newApp(t, newFakeModel())
+	ctx := context.Background()
+	h := &store.AgentHandoff{SourceAgent: "claude-code", TargetAgent: "codex", Summary: "Payment call moved to v2.",
+		Results: json.RawMessage(`["tests pass"]`), Snapshot: store.EmptyContextSnapshot()}
+	if err := a.DB.CreateAgentHandoff(ctx, h, &store.BlackboardEntry{Type: store.EntryStatus, Summary: "Handoff", AgentID: "claude-code"}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	res, body := a.get("/api/v1/agent-handoffs/" + h.ID + "/envelope")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", res.StatusCode, body)
+	}
+	e, ps := envelope.Check([]byte(body), envelope.Options{})
+	if len(ps) > 0 {
+		t.Fatalf("envelope problems: %v", ps)
+	}
+	_, params, err := mime.ParseMediaType(res.Header.Get("Content-Disposition"))
+	if want := envelope.BaseName(e); err != nil || params["filename"] != want || !strings.Contains(want, "_coder_to_coder_") {
+		t.Fatalf("Content-Disposition = %q, want filename %q", res.Header.Get("Content-Disposition"), want)
+	}
+	ah := e.Payload.AgentHandoff
+	if ah == nil || ah.HandoffID != h.ID || ah.SourceAgentID != "claude-code" || ah.TargetAgentID != "codex" ||
+		len(ah.Results) != 1 || e.SessionID != a.DB.DefaultWorkspaceID() || e.ProductName == "" {
+		t.Fatalf("envelope = %+v, payload %+v; want the agent handoff in the workspace's session", e, ah)
+	}
+
+	if res, _ := a.get("/api/v1/agent-handoffs/nope/envelope"); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown id: status %d, want 404", res.StatusCode)
+	}
+
+	res, out := a.postJSON("/api/v1/envelopes", body)
+	imp := decodeJSON[struct {
+		Kind, HandoffID, URL string
+		Created              bool
+	}](t, out)
+	if res.StatusCode != http.StatusCreated || imp.Kind != "agent_handoff" || imp.HandoffID == h.ID || imp.URL != "/agents/handoffs/"+imp.HandoffID {
+		t.Fatalf("import: %d %s, want 201 with a new agent handoff", res.StatusCode, out)
+	}
+	if got, err := a.DB.FindAgentHandoffByID(ctx, "", imp.HandoffID); err != nil || got.Summary != h.Summary || string(got.Results) != `["tests pass"]` {
+		t.Fatalf("imported = %+v, %v; want the envelope's handoff", got, err)
+	}
+	res, out = a.postJSON("/api/v1/envelopes", body)
+	if again := decodeJSON[struct{ HandoffID string }](t, out); res.StatusCode != http.StatusOK || again.HandoffID != imp.HandoffID {
+		t.Fatalf("second import: %d %s, want 200 with the first import's handoff", res.StatusCode, out)
 	}
 }

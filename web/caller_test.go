@@ -70,6 +70,10 @@ func TestCallerScopes(t *testing.T) {
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
+	myHandoff := &store.AgentHandoff{SourceAgent: "a", Summary: "Default workspace only"}
+	if err := db.CreateAgentHandoff(ctx, myHandoff, &store.BlackboardEntry{Type: store.EntryStatus, Summary: "Handoff", AgentID: "a"}, nil); err != nil {
+		t.Fatal(err)
+	}
 
 	// Both are editors of the other workspace; the reader's token is read-only.
 	reader := clientWith(ts, memberToken(t, db, other, "reader@example.com", store.RoleEditor, store.ScopeRead))
@@ -113,6 +117,18 @@ func TestCallerScopes(t *testing.T) {
 		} else if res.Body.Close(); res.StatusCode != http.StatusNotFound {
 			t.Fatalf("another workspace's id: Status=%d, want 404", res.StatusCode)
 		}
+		if res, err := reader.Get(ts.URL + "/api/v1/agent-handoffs/" + myHandoff.ID + "/envelope"); err != nil {
+			t.Fatal(err)
+		} else if res.Body.Close(); res.StatusCode != http.StatusNotFound {
+			t.Fatalf("another workspace's agent handoff envelope: Status=%d, want 404", res.StatusCode)
+		}
+		res, err := reader.Post(ts.URL+"/api/v1/envelopes", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Body.Close(); res.StatusCode != http.StatusForbidden {
+			t.Fatalf("read token importing an envelope: Status=%d, want 403", res.StatusCode)
+		}
 	})
 
 	t.Run("MCP", func(t *testing.T) {
@@ -135,7 +151,7 @@ func TestCallerScopes(t *testing.T) {
 			return names, cs
 		}
 		names, cs := tools(reader)
-		want := []string{"decisions_for_files", "get_handoff_context", "list_inbox", "read_blackboard", "search_decisions"}
+		want := []string{"decisions_for_files", "get_envelope", "get_handoff_context", "list_inbox", "read_blackboard", "search_decisions"}
 		if !slices.Equal(names, want) {
 			t.Fatalf("read token's tools = %v, want only %v", names, want)
 		}
@@ -149,11 +165,15 @@ func TestCallerScopes(t *testing.T) {
 		if text := res.Content[0].(*mcp.TextContent).Text; strings.Contains(text, mine.ID) {
 			t.Fatalf("read_blackboard in another workspace shows the default workspace's entry: %s", text)
 		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_envelope", Arguments: map[string]any{"kind": "agent_handoff", "id": myHandoff.ID}})
+		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "not found in this workspace") {
+			t.Fatalf("get_envelope of another workspace's agent handoff: %v %+v, want a tool error saying not found", err, res)
+		}
 		if names, _ := tools(viewer); !slices.Equal(names, want) {
 			t.Fatalf("viewer's tools = %v, want only %v", names, want)
 		}
-		if names, _ := tools(writer); len(names) != 10 {
-			t.Fatalf("write token's tools = %v, want all 10", names)
+		if names, _ := tools(writer); len(names) != 11 {
+			t.Fatalf("write token's tools = %v, want all 11", names)
 		}
 	})
 }

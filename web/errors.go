@@ -128,7 +128,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	var rerr error
 	switch {
-	case strings.HasPrefix(c.Request().URL.Path, "/api/"):
+	case strings.HasPrefix(c.Request().URL.Path, "/api/"), c.Request().URL.Path == "/mcp":
 		var body errorJSON
 		body.Error.Code, body.Error.Message = e.Code, e.Message
 		rerr = c.JSON(status, body)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/envelope"
 )
 
 // mcpInstructions tells a connecting agent what Baton is for.
@@ -161,6 +162,9 @@ func mcpToolDefs() []mcpToolDef {
 		defineTool("list_inbox", false,
 			"Lists what waits for an agent: pending handoffs targeted at it or claimed by it, and unclaimed handoffs for any agent whose scope matches scope (all of them when scope is left out).",
 			(*mcpTools).listInbox),
+		defineTool("get_envelope", false,
+			"Returns a handoff envelope (the versioned JSON contract, handoff_version 1.0, schema at /schemas/handoff-envelope-1.0.json) to pass to another program: kind handoff (a brainstorm handoff's latest frozen snapshot), plan (a plan, or the error envelope of a failed or cancelled one) or agent_handoff, with that item's id.",
+			(*mcpTools).getEnvelope),
 		defineTool("add_decision", true,
 			"Adds a decision to a brainstorm handoff's live (draft) version for the team to review, marked as added by an agent. The frozen snapshot and its labels do not change.",
 			(*mcpTools).addDecision),
@@ -242,6 +246,15 @@ type (
 		Decisions    []citedOut            `json:"decisions,omitempty" jsonschema:"the decision records an agent handoff's snapshot cites"`
 		Warnings     []citedOut            `json:"warnings,omitempty"`
 		Findings     []citedOut            `json:"findings,omitempty"`
+	}
+
+	getEnvelopeInput struct {
+		Kind string `json:"kind" jsonschema:"handoff, plan or agent_handoff"`
+		ID   string `json:"id" jsonschema:"the brainstorm handoff's, plan's or agent handoff's id"`
+	}
+	envelopeOut struct {
+		FileName string         `json:"file_name" jsonschema:"the name Baton gives the envelope's file"`
+		Envelope map[string]any `json:"envelope" jsonschema:"the envelope, as GET /api/v1/…/envelope serves it"`
 	}
 
 	searchDecisionsInput struct {
@@ -450,6 +463,61 @@ func (t *mcpTools) getHandoffContext(ctx context.Context, _ *mcp.CallToolRequest
 	}
 	out.Kind, out.Brainstorm = "brainstorm_handoff", b
 	return nil, out, nil
+}
+
+// getEnvelope serves get_envelope: the envelope of an item of the
+// caller's workspace.
+func (t *mcpTools) getEnvelope(ctx context.Context, _ *mcp.CallToolRequest, in getEnvelopeInput) (*mcp.CallToolResult, envelopeOut, error) {
+	var out envelopeOut
+	id := strings.TrimSpace(in.ID)
+	if id == "" {
+		return nil, out, errors.New("give the id of the handoff, plan or agent handoff whose envelope you want")
+	}
+	what := "get_envelope " + in.Kind + " " + id
+	var b *envelope.Bundle
+	var err error
+	switch in.Kind {
+	case "handoff":
+		if err = t.inWorkspace(ctx, id); err == nil {
+			b, err = envelope.ExportHandoff(ctx, t.s.db, id)
+		}
+	case "plan":
+		var p *store.Plan
+		if p, err = t.s.db.FindPlanByID(ctx, id); err == nil {
+			if err = t.inWorkspace(ctx, p.HandoffID); err == nil {
+				b, err = envelope.ExportPlan(ctx, t.s.db, id)
+			}
+		}
+	case "agent_handoff":
+		b, err = t.s.agentHandoffEnvelope(ctx, t.caller.WorkspaceID, id)
+	default:
+		return nil, out, fmt.Errorf("kind %q is not one Baton exports; use handoff, plan or agent_handoff", in.Kind)
+	}
+	if err != nil {
+		return nil, out, t.toolError(what, err)
+	}
+	if err := json.Unmarshal(b.JSON, &out.Envelope); err != nil {
+		return nil, out, t.toolError(what, err)
+	}
+	out.FileName = envelope.BaseName(b.Envelope)
+	return nil, out, nil
+}
+
+// inWorkspace returns ENOTFOUND unless the brainstorm handoff handoffID is
+// the caller's workspace's.
+func (t *mcpTools) inWorkspace(ctx context.Context, handoffID string) error {
+	h, err := t.s.db.FindHandoffByID(ctx, handoffID)
+	if err != nil {
+		return err
+	}
+	ws := t.caller.WorkspaceID
+	if ws == "" {
+		ws = t.s.db.DefaultWorkspaceID()
+	}
+	if h.WorkspaceID != ws {
+		return fmt.Errorf("handoff %s: %w", handoffID, store.ErrNotFound)
+	}
+	return nil
 }
 
 // agentHandoffContext fills out with an agent handoff and the text of what

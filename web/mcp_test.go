@@ -163,7 +163,7 @@ func frozenHandoff(t *testing.T, app *testApp) (*store.Handoff, *store.Snapshot)
 }
 
 var (
-	readTools  = []string{"decisions_for_files", "get_handoff_context", "list_inbox", "read_blackboard", "search_decisions"}
+	readTools  = []string{"decisions_for_files", "get_envelope", "get_handoff_context", "list_inbox", "read_blackboard", "search_decisions"}
 	writeTools = []string{"acknowledge_handoff", "add_decision", "claim_handoff", "create_handoff", "post_blackboard"}
 )
 
@@ -426,6 +426,70 @@ func TestMCPTokens(t *testing.T) {
 			t.Errorf("brainstorm has %d decisions after another workspace's add_decision, want 1", len(live.Decisions))
 		}
 	})
+}
+
+// TestMCPGetEnvelope: get_envelope returns the envelope the API serves for
+// a brainstorm handoff, a plan and an agent handoff; a bad kind or an
+// unknown id is a tool error with a message.
+func TestMCPGetEnvelope(t *testing.T) {
+	app := newApp(t, offline.New())
+	ctx := context.Background()
+	brainstorm, sn := frozenHandoff(t, app)
+	plan, err := app.DB.CreatePlan(ctx, sn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.DB.FinishPlan(ctx, plan.ID, store.PlanFinish{Status: store.PlanComplete, Markdown: "# Plan\n\n1. Keep sessions server-side (D1).", Coverage: store.Coverage{Covered: []string{"D1"}, Uncovered: []string{}}}); err != nil {
+		t.Fatal(err)
+	}
+	ah := &store.AgentHandoff{SourceAgent: "claude-code", Summary: "Sessions moved.", Results: json.RawMessage(`["done"]`), Snapshot: store.EmptyContextSnapshot()}
+	if err := app.DB.CreateAgentHandoff(ctx, ah, &store.BlackboardEntry{Type: store.EntryStatus, Summary: "Handoff", AgentID: "claude-code"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpConnect(t, app)
+
+	type envelopeOut struct {
+		FileName string         `json:"file_name"`
+		Envelope map[string]any `json:"envelope"`
+	}
+	for _, tt := range []struct {
+		kind, id, api, payloadType string
+	}{
+		{"handoff", brainstorm.ID, "/api/v1/handoffs/" + brainstorm.ID + "/envelope", "brainstorm_handoff"},
+		{"plan", plan.ID, "/api/v1/plans/" + plan.ID + "/envelope", "plan"},
+		{"agent_handoff", ah.ID, "/api/v1/agent-handoffs/" + ah.ID + "/envelope", "agent_handoff"},
+	} {
+		got, msg := callTool[envelopeOut](t, cs, "get_envelope", map[string]any{"kind": tt.kind, "id": tt.id})
+		if msg != "" {
+			t.Fatalf("get_envelope %s: tool error %q", tt.kind, msg)
+		}
+		res, body := app.get(tt.api)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", tt.api, res.StatusCode, body)
+		}
+		want := decodeJSON[map[string]any](t, body)
+		if diff := cmp.Diff(want, got.Envelope); diff != "" {
+			t.Fatalf("get_envelope %s differs from the API's envelope (-api +tool):\n%s", tt.kind, diff)
+		}
+		if p, _ := got.Envelope["payload"].(map[string]any); p["type"] != tt.payloadType {
+			t.Fatalf("get_envelope %s: payload type %v, want %s", tt.kind, p["type"], tt.payloadType)
+		}
+		if !strings.Contains(res.Header.Get("Content-Disposition"), got.FileName) || !strings.HasSuffix(got.FileName, ".json") {
+			t.Fatalf("file_name %q, want the API's %q", got.FileName, res.Header.Get("Content-Disposition"))
+		}
+	}
+	for _, tt := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"kind": "thread", "id": brainstorm.ID}, "handoff, plan or agent_handoff"},
+		{map[string]any{"kind": "plan", "id": "nope"}, "not found in this workspace"},
+		{map[string]any{"kind": "agent_handoff", "id": ""}, "give the id"},
+	} {
+		if _, msg := callTool[map[string]any](t, cs, "get_envelope", tt.args); !strings.Contains(msg, tt.want) {
+			t.Errorf("get_envelope %v: tool error %q, want one mentioning %q", tt.args, msg, tt.want)
+		}
+	}
 }
 
 // TestMCPHTTP checks what the endpoint tells browsers and OAuth-aware

@@ -150,6 +150,7 @@ func (s *Server) routes(e *echo.Echo, modelLimit echo.MiddlewareFunc, shareRate 
 	api.POST("/agent-handoffs/:id/claim", s.handleAPIAgentHandoffClaim, editorOnly)
 	api.GET("/handoffs/:id/envelope", s.handleAPIHandoffEnvelope, s.inHandoff)
 	api.GET("/plans/:id/envelope", s.handleAPIPlanEnvelope, s.inPlan)
+	api.GET("/agent-handoffs/:id/envelope", s.handleAPIAgentHandoffEnvelope)
 	api.POST("/envelopes", s.handleAPIEnvelopeImport, editorOnly)
 	api.POST("/envelopes/validate", s.handleAPIEnvelopeValidate)
 }

@@ -24,7 +24,14 @@ type Store interface {
 	agentStore
 	reviewStore
 	threadHandoffStore
+	envelopeStore
+}
+
+// envelopeStore serves handoff envelopes: export, validation and import,
+// and the workspace an agent handoff's envelope names as its session.
+type envelopeStore interface {
 	envelope.Importer
+	FindWorkspaceByID(ctx context.Context, id string) (*store.Workspace, error)
 }
 
 // threadStore serves brainstorms: threads, messages, replies and pins.

@@ -227,7 +227,7 @@ func runEnvelopeImport(ctx context.Context, dbPath, name string, stdout, stderr 
 	defer db.Close()
 	bad := 0
 	for _, f := range files {
-		imp, ps, err := envelope.Import(ctx, db, f.data, envelope.Options{Bundle: f.bundle})
+		imp, ps, err := envelope.Import(ctx, db, "", f.data, envelope.Options{Bundle: f.bundle})
 		switch {
 		case len(ps) > 0:
 			for _, p := range ps {
@@ -237,6 +237,10 @@ func runEnvelopeImport(ctx context.Context, dbPath, name string, stdout, stderr 
 		case err != nil:
 			fmt.Fprintf(stderr, "%s: %s\n", f.name, store.ErrorMessage(err))
 			bad++
+		case imp.Kind == envelope.KindAgentHandoff && imp.Created:
+			fmt.Fprintf(stdout, "%s: imported as agent handoff %s (see it at /agents/handoffs/%s)\n", f.name, imp.HandoffID, imp.HandoffID)
+		case imp.Kind == envelope.KindAgentHandoff:
+			fmt.Fprintf(stdout, "%s: already imported as agent handoff %s; nothing new\n", f.name, imp.HandoffID)
 		case imp.Created:
 			fmt.Fprintf(stdout, "%s: imported as draft handoff %s (review it at /h/%s)\n", f.name, imp.HandoffID, imp.HandoffID)
 		default:

@@ -205,6 +205,36 @@ func FromAgentHandoff(in AgentHandoffInput) (*Envelope, error) {
 	return e, nil
 }
 
+// NewAgentHandoffInput is the input of FromAgentHandoff for a stored agent
+// handoff of workspace w: the workspace's ID is the session, its name the
+// product.
+func NewAgentHandoffInput(h *store.AgentHandoff, w *store.Workspace) AgentHandoffInput {
+	sn := h.Snapshot
+	return AgentHandoffInput{ID: h.ID, SourceAgent: h.SourceAgent, TargetAgent: h.TargetAgent, Scope: h.Scope,
+		Summary: h.Summary, Results: h.Results, DecisionIDs: sn.DecisionIDs, WarningIDs: sn.WarningIDs,
+		FindingIDs: sn.FindingIDs, Summaries: sn.Summaries, CreatedAt: h.CreatedAt,
+		SessionID: w.ID, ProductName: w.Name}
+}
+
+// StoreHandoff is the agent handoff an import of the payload creates in the
+// workspace workspaceID (the default one when empty): the agents, scope,
+// summary, results and context snapshot as given. Its ID, status and time
+// are the store's to fill in.
+func (a *AgentHandoff) StoreHandoff(workspaceID string) (*store.AgentHandoff, error) {
+	results := a.Results
+	if results == nil {
+		results = []json.RawMessage{}
+	}
+	raw, err := json.Marshal(results)
+	if err != nil {
+		return nil, store.Errorf(store.EINVALID, "The agent handoff's results are not valid JSON: %v", err)
+	}
+	cs := a.ContextSnapshot
+	return &store.AgentHandoff{WorkspaceID: workspaceID, SourceAgent: a.SourceAgentID, TargetAgent: a.TargetAgentID,
+		Scope: a.Scope, Summary: a.Summary, Results: raw,
+		Snapshot: store.ContextSnapshot{DecisionIDs: cs.DecisionIDs, WarningIDs: cs.WarningIDs, FindingIDs: cs.FindingIDs, Summaries: cs.Summaries}}, nil
+}
+
 func or(t, def AgentType) AgentType {
 	if t == "" {
 		return def

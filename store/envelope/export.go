@@ -128,22 +128,26 @@ func NewBundle(e *Envelope, files map[string][]byte, opts Options) (*Bundle, err
 type Importer interface {
 	Finder
 	ImportHandoff(ctx context.Context, in store.HandoffImport) (handoffID string, created bool, err error)
+	ImportAgentHandoff(ctx context.Context, in store.AgentHandoffImport) (handoffID string, created bool, err error)
 }
 
 // Imported says what an import made.
 type Imported struct {
 	Kind      Kind
-	HandoffID string // the draft handoff, for a brainstorm_handoff
+	HandoffID string // the draft handoff, or the agent handoff for an agent_handoff
 	Created   bool   // false when the same envelope was imported before
 }
 
 // Import checks an envelope (Check, with the store's snapshots and
-// artifacts besides opts.Bundle) and imports it: a brainstorm_handoff
-// becomes a new thread with a draft handoff for review; importing the same
-// session and payload again makes nothing new. An envelope with problems
-// returns them and imports nothing. Other kinds are refused with EINVALID:
-// Baton reads and validates them but keeps no copy.
-func Import(ctx context.Context, db Importer, data []byte, opts Options) (*Imported, Problems, error) {
+// artifacts besides opts.Bundle) and imports it into the workspace
+// workspaceID (the store's default when empty): a brainstorm_handoff
+// becomes a new thread with a draft handoff for review, an agent_handoff a
+// new pending agent handoff with its context snapshot as given (whose IDs
+// must be the workspace's); importing the same session and payload again
+// makes nothing new. An envelope with problems returns them and imports
+// nothing. Other kinds are refused with EINVALID: Baton reads and
+// validates them but keeps no copy.
+func Import(ctx context.Context, db Importer, workspaceID string, data []byte, opts Options) (*Imported, Problems, error) {
 	so := StoreOptions(ctx, db)
 	opts.Snapshot, opts.Artifact = so.Snapshot, so.Artifact
 	e, ps := Check(data, opts)
@@ -156,19 +160,32 @@ func Import(ctx context.Context, db Importer, data []byte, opts Options) (*Impor
 		if err != nil {
 			return nil, nil, err
 		}
-		id, created, err := db.ImportHandoff(ctx, e.Payload.BrainstormHandoff.HandoffImport(e, sum))
+		in := e.Payload.BrainstormHandoff.HandoffImport(e, sum)
+		in.WorkspaceID = workspaceID
+		id, created, err := db.ImportHandoff(ctx, in)
 		if err != nil {
 			return nil, nil, err
 		}
 		return &Imported{Kind: k, HandoffID: id, Created: created}, nil, nil
 	case KindAgentHandoff:
-		return nil, nil, store.Errorf(store.EINVALID,
-			"Importing agent_handoff envelopes is not supported until agent handoffs land in this Baton; the envelope is valid.")
+		sum, err := PayloadSHA256(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		h, err := e.Payload.AgentHandoff.StoreHandoff(workspaceID)
+		if err != nil {
+			return nil, nil, err
+		}
+		id, created, err := db.ImportAgentHandoff(ctx, store.AgentHandoffImport{SessionID: e.SessionID, PayloadSHA256: sum, Handoff: h})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &Imported{Kind: k, HandoffID: id, Created: created}, nil, nil
 	case "":
 		return nil, nil, store.Errorf(store.EINVALID,
-			"The envelope is valid, but its payload is another agent's (from %s): Baton passes such envelopes on and imports brainstorm_handoff ones.", e.SourceAgent.AgentType)
+			"The envelope is valid, but its payload is another agent's (from %s): Baton passes such envelopes on and imports brainstorm_handoff and agent_handoff ones.", e.SourceAgent.AgentType)
 	default:
 		return nil, nil, store.Errorf(store.EINVALID,
-			"The envelope is valid, but Baton imports brainstorm_handoff envelopes, not %s ones.", k)
+			"The envelope is valid, but Baton imports brainstorm_handoff and agent_handoff envelopes, not %s ones.", k)
 	}
 }

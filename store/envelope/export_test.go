@@ -82,7 +82,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	threads := threadCount(t, db)
-	imp, ps, err := envelope.Import(ctx, db, first.JSON, envelope.Options{})
+	imp, ps, err := envelope.Import(ctx, db, "", first.JSON, envelope.Options{})
 	if err != nil || len(ps) > 0 || !imp.Created {
 		t.Fatalf("Import = %+v, %v, %v; want a new handoff", imp, ps, err)
 	}
@@ -108,14 +108,14 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("product %q, then %q", first.Envelope.ProductName, second.Envelope.ProductName)
 	}
 
-	again, ps, err := envelope.Import(ctx, db, first.JSON, envelope.Options{})
+	again, ps, err := envelope.Import(ctx, db, "", first.JSON, envelope.Options{})
 	if err != nil || len(ps) > 0 || again.Created || again.HandoffID != imp.HandoffID {
 		t.Fatalf("second Import = %+v, %v, %v; want the first import's handoff, not created", again, ps, err)
 	}
 	// Spacing does not make it another envelope.
 	var compact bytes.Buffer
 	json.Compact(&compact, first.JSON)
-	if again, _, _ := envelope.Import(ctx, db, compact.Bytes(), envelope.Options{}); again == nil || again.Created {
+	if again, _, _ := envelope.Import(ctx, db, "", compact.Bytes(), envelope.Options{}); again == nil || again.Created {
 		t.Fatalf("compact re-import = %+v, want nothing new", again)
 	}
 	if got := threadCount(t, db); got != threads+1 {
@@ -135,7 +135,7 @@ func TestImportInvalid(t *testing.T) {
 	}
 	before := threadCount(t, db)
 	tampered := bytes.Replace(b.JSON, []byte("Use the v2 payments API."), []byte("Use the v1 payments API."), 1)
-	imp, ps, err := envelope.Import(ctx, db, tampered, envelope.Options{})
+	imp, ps, err := envelope.Import(ctx, db, "", tampered, envelope.Options{})
 	if imp != nil || err != nil || !strings.Contains(ps.Error(), "payload.sha256: does not match the snapshot's content") {
 		t.Fatalf("Import(tampered) = %v, %v, %v; want the sha256 refused", imp, ps, err)
 	}
@@ -143,19 +143,19 @@ func TestImportInvalid(t *testing.T) {
 		"truncated": b.JSON[:len(b.JSON)/2],
 		"10 MB":     bytes.Repeat([]byte(" "), 10<<20),
 	} {
-		if imp, ps, _ := envelope.Import(ctx, db, data, envelope.Options{}); imp != nil || len(ps) == 0 {
+		if imp, ps, _ := envelope.Import(ctx, db, "", data, envelope.Options{}); imp != nil || len(ps) == 0 {
 			t.Fatalf("Import(%s) = %v, %v; want problems", name, imp, ps)
 		}
 	}
 	plan, _ := envelope.FromPlan(fixturePlan(store.PlanComplete), fixtureSession())
 	data, _ := envelope.Encode(plan)
 	opts := envelope.Options{Bundle: func(string) bool { return true }}
-	if _, _, err := envelope.Import(ctx, db, data, opts); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "not plan ones") {
+	if _, _, err := envelope.Import(ctx, db, "", data, opts); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "not plan ones") {
 		t.Fatalf("Import(plan) err = %v, want EINVALID saying plans are not imported", err)
 	}
 	data, _ = envelope.Encode(fixtureAgentHandoff())
-	if _, _, err := envelope.Import(ctx, db, data, opts); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "not supported until agent handoffs land") {
-		t.Fatalf("Import(agent_handoff) err = %v, want EINVALID", err)
+	if _, _, err := envelope.Import(ctx, db, "", data, opts); store.ErrorCode(err) != store.EINVALID || !strings.Contains(err.Error(), "which this workspace does not have") {
+		t.Fatalf("Import(agent_handoff naming unknown IDs) err = %v, want EINVALID", err)
 	}
 	if got := threadCount(t, db); got != before {
 		t.Fatalf("threads = %d, want %d: nothing imported", got, before)

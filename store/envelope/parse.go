@@ -135,6 +135,26 @@ type parser struct {
 	data []byte
 	i    int
 	slab []node // nodes are allocated in blocks
+	// keys holds each plain member name once: an envelope repeats a few
+	// names thousands of times.
+	keys map[string]string
+}
+
+// key returns the member name k, a string node.
+func (p *parser) key(k *node) string {
+	if !k.plain {
+		return k.str()
+	}
+	raw := k.raw[1 : len(k.raw)-1]
+	if s, ok := p.keys[string(raw)]; ok {
+		return s
+	}
+	if p.keys == nil {
+		p.keys = make(map[string]string)
+	}
+	s := string(raw)
+	p.keys[s] = s
+	return s
 }
 
 // node returns a new node of the given kind.
@@ -265,7 +285,7 @@ func (p *parser) object(depth int) (*node, *syntaxError) {
 		if err != nil {
 			return nil, err
 		}
-		n.keys, n.vals = append(n.keys, key.str()), append(n.vals, v)
+		n.keys, n.vals = append(n.keys, p.key(&key)), append(n.vals, v)
 		p.space()
 		if p.i >= len(p.data) {
 			return nil, p.fail("unexpected end of input in an object")

@@ -3,12 +3,12 @@ package envelope
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -314,13 +314,29 @@ func (b *BrainstormHandoff) SnapshotPayload() *store.SnapshotPayload {
 // ComputeSHA256 is the hex sha256 of the snapshot's canonical JSON, as the
 // store computes it when it freezes a handoff.
 func (b *BrainstormHandoff) ComputeSHA256() string {
-	data, err := json.Marshal(b.SnapshotPayload())
+	buf := snapshotBufs.Get().(*[]byte)
+	defer snapshotBufs.Put(buf)
+	// The canonical JSON is about as long as the payload's text.
+	size := len(b.Summary) + 256
+	for i := range b.Decisions {
+		size += len(b.Decisions[i].Content) + 160
+	}
+	size += 128 * (len(b.FilesReferenced) + len(b.Risks))
+	if cap(*buf) < size {
+		*buf = make([]byte, 0, size)
+	}
+	data, err := b.appendSnapshotJSON((*buf)[:0])
 	if err != nil {
 		return ""
 	}
+	*buf = data
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
+
+// snapshotBufs keeps the buffers ComputeSHA256 encodes snapshots into, so
+// that validating one does not allocate its size again.
+var snapshotBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func (c *checker) plan(p *Plan) {
 	c.text("payload.plan_id", p.PlanID, 1, 100)

@@ -1,0 +1,140 @@
+package envelope
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// appendSnapshotJSON appends the canonical JSON of the snapshot b
+// describes: exactly the bytes json.Marshal(b.SnapshotPayload()) writes,
+// which the store hashed when it froze the snapshot, without building the
+// payload and encoding it by reflection. Strings and numbers whose encoding
+// is not plain (escapes, HTML characters, invalid UTF-8, exponents) are
+// left to encoding/json, so the two cannot disagree.
+func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"handoffId":`...)
+	dst = appendJSONString(dst, b.HandoffID)
+	dst = append(dst, `,"threadId":`...)
+	dst = appendJSONString(dst, b.ThreadID)
+	dst = append(dst, `,"summary":`...)
+	dst = appendJSONString(dst, b.Summary)
+	dst = append(dst, `,"decisions":[`...)
+	for i, d := range b.Decisions {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"label":`...)
+		dst = appendJSONString(dst, d.Label)
+		dst = append(dst, `,"id":`...)
+		dst = appendJSONString(dst, d.ID)
+		dst = append(dst, `,"content":`...)
+		dst = appendJSONString(dst, d.Content)
+		dst = append(dst, `,"source":`...)
+		dst = appendJSONString(dst, d.Source)
+		if d.Confidence != nil {
+			var err error
+			dst = append(dst, `,"confidence":`...)
+			if dst, err = appendJSONFloat(dst, *d.Confidence); err != nil {
+				return nil, err
+			}
+		}
+		dst = append(dst, `,"messageIds":[`...)
+		for j, id := range d.MessageIDs {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, id)
+		}
+		dst = append(dst, "]}"...)
+	}
+	dst = append(dst, `],"filesReferenced":[`...)
+	for i, f := range b.FilesReferenced {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"id":`...)
+		dst = appendJSONString(dst, f.ID)
+		dst = append(dst, `,"path":`...)
+		dst = appendJSONString(dst, string(f.Path))
+		dst = append(dst, `,"relevance":`...)
+		dst = appendJSONString(dst, f.Relevance)
+		dst = append(dst, `,"context":`...)
+		dst = appendJSONString(dst, f.Context)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"risks":[`...)
+	for i, r := range b.Risks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"id":`...)
+		dst = appendJSONString(dst, r.ID)
+		dst = append(dst, `,"description":`...)
+		dst = appendJSONString(dst, r.Description)
+		dst = append(dst, `,"severity":`...)
+		dst = appendJSONString(dst, r.Severity)
+		if r.Mitigation != "" {
+			dst = append(dst, `,"mitigation":`...)
+			dst = appendJSONString(dst, r.Mitigation)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"frozenAt":`...)
+	at, err := b.FrozenAt.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, at...)
+	return append(dst, '}'), nil
+}
+
+// appendJSONString appends s as encoding/json writes it: quoted as is when
+// it needs no escape, else by encoding/json itself.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !plainASCII[c] {
+				return appendMarshaled(dst, s)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return appendMarshaled(dst, s)
+		}
+		i += size
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// plainASCII marks the ASCII bytes encoding/json writes as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+func appendMarshaled(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s) // a string always encodes
+	return append(dst, b...)
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64: plain
+// decimals between 1e-6 and 1e21, else by encoding/json itself.
+func appendJSONFloat(dst []byte, f float64) ([]byte, error) {
+	if abs := math.Abs(f); abs == 0 || abs >= 1e-6 && abs < 1e21 {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64), nil
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}
