@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,10 +48,22 @@ func TestServeWithMirror(t *testing.T) {
 	pgURL := storetest.StartPostgres(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	dbPath := filepath.Join(t.TempDir(), "baton.db")
+	// The API takes a token: make an owner and a write token with the CLI.
+	if err := run(ctx, []string{"user", "add", "--db", dbPath, "--email", "ana@example.com", "--name", "Ana"}, env(),
+		strings.NewReader("correct horse battery\n"), io.Discard, io.Discard); err != nil {
+		t.Fatalf("user add: %v", err)
+	}
+	var tokenOut bytes.Buffer
+	if err := run(ctx, []string{"token", "create", "--db", dbPath, "--email", "ana@example.com", "--scope", "write"}, env(),
+		strings.NewReader(""), &tokenOut, io.Discard); err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	token := strings.TrimSpace(tokenOut.String())
 	var stderr syncBuffer
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "baton.db")},
+		errc <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", dbPath},
 			env("BATON_MIRROR_URL", pgURL), strings.NewReader(""), io.Discard, &stderr)
 	}()
 	ready := regexp.MustCompile(`baton ready.*url=(http://\S+)`)
@@ -66,7 +79,13 @@ func TestServeWithMirror(t *testing.T) {
 	defer client.CloseIdleConnections()
 	post := func(path, body string) map[string]any {
 		t.Helper()
-		res, err := client.Post(base+path, "application/json", strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
