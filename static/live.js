@@ -103,13 +103,17 @@
     });
   }
 
+  // Responses can arrive out of order: only the latest request's answer is
+  // applied, so an older page never overwrites a newer one.
   var pending = null;
+  var latest = 0;
   function refresh() {
     pending = null;
+    var mine = ++latest;
     fetch(window.location.pathname + window.location.search, { credentials: "same-origin", headers: { "X-Live": "1" } })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
-        if (!html) return;
+        if (!html || mine !== latest) return;
         var doc = new DOMParser().parseFromString(html, "text/html");
         pinEditVersions();
         ["decisions", "files", "risks"].forEach(function (id) {
@@ -120,6 +124,8 @@
         });
         var v = document.getElementById("handoff-version"), nv = doc.getElementById("handoff-version");
         if (v && nv) v.value = nv.value;
+        // Tests (and anyone curious) can tell that a refresh has landed.
+        document.body.setAttribute("data-live-applied", String(mine));
         // Open threads: fetch their lists again.
         document.querySelectorAll(".thread-list[data-src]").forEach(function (list) {
           if (busy(list)) return;
@@ -131,6 +137,15 @@
   var es = new EventSource(url);
   es.addEventListener("changed", function () {
     if (!pending) pending = setTimeout(refresh, 100);
+  });
+  // A change this page made itself is swapped in by htmx; a refresh that
+  // was already on its way may carry the page from before it. Asking again
+  // after every write of ours makes the newest answer the one that lands.
+  document.body.addEventListener("htmx:afterRequest", function (e) {
+    var verb = e.detail && e.detail.requestConfig && e.detail.requestConfig.verb;
+    if (!verb || verb === "get") return;
+    if (pending) clearTimeout(pending);
+    pending = setTimeout(refresh, 100);
   });
   es.addEventListener("viewers", function (e) { box.innerHTML = e.data; });
 

@@ -213,7 +213,10 @@ func TestChatStreamsAndPersists(t *testing.T) {
 		chromedp.SendKeys(`#content`, "Let's go with CSV first, written by `billing/export.go`.", chromedp.ByQuery),
 		pressEnter(),
 		chromedp.WaitVisible(`[data-testid="pending-reply"]`, chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector("#content").disabled`, &disabledWhileStreaming),
+		// app.js disables the composer once the pending reply is in; the
+		// reply is held after its first delta, so this must come true.
+		chromedp.Poll(`document.querySelector("#content").disabled`, &disabledWhileStreaming,
+			chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.ActionFunc(func(context.Context) error { close(hold); return nil }),
 		chromedp.WaitVisible(`article[data-testid="msg-assistant"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`window.__swaps`, &swaps),

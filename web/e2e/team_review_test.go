@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,17 @@ func newReviewServer(t *testing.T) (*httptest.Server, *store.DB, *store.Handoff)
 // boEmail is the second member of newReviewServer's workspace, a viewer.
 const boEmail = "bo@example.com"
 
+// jsClick waits for the element to be visible, then clicks it from the
+// page's own JavaScript, which finds the node at the moment of the click:
+// a live refresh may replace an element between chromedp finding a node
+// and clicking it.
+func jsClick(sel string) chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.WaitVisible(sel, chromedp.ByQuery),
+		waitJS(`(() => { const el = document.querySelector(` + strconv.Quote(sel) + `); if (!el) return false; el.click(); return true; })()`),
+	}
+}
+
 // waitJS polls a JavaScript condition until it is true.
 func waitJS(expr string) chromedp.Action {
 	return chromedp.Poll(expr, nil, chromedp.WithPollingTimeout(8*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))
@@ -80,7 +92,7 @@ func TestTwoReviewersLive(t *testing.T) {
 	err := runSteps(t, bo,
 		waitJS(`document.querySelector("#viewers").textContent.includes("Ana")`),
 		chromedp.Text(`#viewers`, &boViewers, chromedp.ByQuery),
-		chromedp.Click(item(d2.ID)+` [data-testid="comment-count"]`, chromedp.ByQuery),
+		jsClick(item(d2.ID)+` [data-testid="comment-count"]`),
 		chromedp.WaitVisible(item(d2.ID)+` [data-testid="comment-input"]`, chromedp.ByQuery),
 		chromedp.SendKeys(item(d2.ID)+` [data-testid="comment-input"]`, draft, chromedp.ByQuery),
 	)
@@ -89,12 +101,14 @@ func TestTwoReviewersLive(t *testing.T) {
 	}
 	// Ana edits D1 and comments on it.
 	err = runSteps(t, ana,
-		chromedp.Click(item(d1.ID)+` [data-testid="edit"]`, chromedp.ByQuery),
+		jsClick(item(d1.ID)+` [data-testid="edit"]`),
 		chromedp.WaitVisible(`[data-testid="edit-input"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector("[data-testid=edit-input]").value = ""`, nil),
 		chromedp.SendKeys(`[data-testid="edit-input"]`, "Use Postgres 16 with pgx for orders.", chromedp.ByQuery),
 		pressEnter(),
 		chromedp.WaitNotPresent(`[data-testid="edit-input"]`, chromedp.ByQuery),
+		// Ana's own page refreshes after her edit too; act once it has.
+		waitJS(`document.body.hasAttribute("data-live-applied")`),
 	)
 	if err != nil {
 		t.Fatalf("Ana edits: %v (problems %v)", err, ana.problems())
@@ -107,10 +121,10 @@ func TestTwoReviewersLive(t *testing.T) {
 		t.Fatalf("Bo never saw Ana's edit: %v (problems %v)", err, bo.problems())
 	}
 	err = runSteps(t, ana,
-		chromedp.Click(item(d1.ID)+` [data-testid="comment-count"]`, chromedp.ByQuery),
+		jsClick(item(d1.ID)+` [data-testid="comment-count"]`),
 		chromedp.WaitVisible(item(d1.ID)+` [data-testid="comment-input"]`, chromedp.ByQuery),
 		chromedp.SendKeys(item(d1.ID)+` [data-testid="comment-input"]`, "pgx gives us **COPY**.", chromedp.ByQuery),
-		chromedp.Click(item(d1.ID)+` [data-testid="comment-submit"]`, chromedp.ByQuery),
+		jsClick(item(d1.ID)+` [data-testid="comment-submit"]`),
 		chromedp.WaitVisible(item(d1.ID)+` [data-testid="comment-body"]`, chromedp.ByQuery),
 	)
 	if err != nil {
@@ -121,7 +135,7 @@ func TestTwoReviewersLive(t *testing.T) {
 		chromedp.Text(item(d1.ID)+` [data-testid="comment-count"]`, &boCount, chromedp.ByQuery),
 		chromedp.Value(item(d2.ID)+` [data-testid="comment-input"]`, &boDraft, chromedp.ByQuery),
 		// Bo approves.
-		chromedp.Click(`[data-testid="review-submit"]`, chromedp.ByQuery),
+		jsClick(`[data-testid="review-submit"]`),
 		chromedp.WaitVisible(`[data-testid="reviewer"][data-state="approved"]`, chromedp.ByQuery),
 		chromedp.Evaluate(`window.__csp`, &csp),
 	)
