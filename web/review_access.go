@@ -80,13 +80,10 @@ func actor(ctx context.Context) store.Actor {
 	return store.Actor{UserID: st.UserID, Name: st.UserName}
 }
 
-// workspaceID is the request's workspace: the caller's, or the default one
-// of a Baton without accounts.
+// workspaceID is the request's workspace, from the same caller the agent
+// API uses: a request without one matches no workspace, never the default.
 func (s *Server) workspaceID(ctx context.Context) string {
-	if id := views.RequestStateFrom(ctx).WorkspaceID; id != "" {
-		return id
-	}
-	return s.db.DefaultWorkspaceID()
+	return callerFrom(ctx).WorkspaceID
 }
 
 // reviewMembers returns the members of the caller's workspace whom review
