@@ -138,15 +138,6 @@
   es.addEventListener("changed", function () {
     if (!pending) pending = setTimeout(refresh, 100);
   });
-  // A change this page made itself is swapped in by htmx; a refresh that
-  // was already on its way may carry the page from before it. Asking again
-  // after every write of ours makes the newest answer the one that lands.
-  document.body.addEventListener("htmx:afterRequest", function (e) {
-    var verb = e.detail && e.detail.requestConfig && e.detail.requestConfig.verb;
-    if (!verb || verb === "get") return;
-    if (pending) clearTimeout(pending);
-    pending = setTimeout(refresh, 100);
-  });
   es.addEventListener("viewers", function (e) { box.innerHTML = e.data; });
 
   // A comment sent: empty its form. A guest's name is remembered.
