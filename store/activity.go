@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -38,7 +37,7 @@ type Activity struct {
 	At     time.Time
 }
 
-func addActivity(ctx context.Context, tx *sql.Tx, handoffID string, kind ActivityKind, by Actor, detail string, at time.Time) error {
+func addActivity(ctx context.Context, tx *txn, handoffID string, kind ActivityKind, by Actor, detail string, at time.Time) error {
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO activity (id, handoff_id, kind, actor_user_id, actor_name, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		newID(), handoffID, kind, nullString(by.UserID), by.Name, detail, formatTime(at))
@@ -93,7 +92,7 @@ func (db *DB) LinkPlanReviewComments(ctx context.Context, planID string, comment
 	if len(commentIDs) == 0 {
 		return nil
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *txn) error {
 		for _, id := range commentIDs {
 			if _, err := tx.ExecContext(ctx,
 				`INSERT INTO plan_review_comments (plan_id, comment_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, planID, id); err != nil {

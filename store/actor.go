@@ -28,7 +28,7 @@ func actor(ctx context.Context) any {
 }
 
 // actorName returns the name of the user ctx names, "" for none.
-func actorName(ctx context.Context, tx *sql.Tx) (string, error) {
+func actorName(ctx context.Context, tx *txn) (string, error) {
 	id := actor(ctx)
 	if id == nil {
 		return "", nil

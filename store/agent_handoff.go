@@ -208,7 +208,7 @@ func (db *DB) CreateAgentHandoff(ctx context.Context, h *AgentHandoff, status *B
 	if err != nil {
 		return Errorf(EINVALID, "Results must be a JSON list.")
 	}
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		if assemble != nil {
 			src, err := findSnapshotSources(ctx, tx, h.WorkspaceID, h.Scope, assemble.Limits)
 			if err != nil {
@@ -321,7 +321,7 @@ func plainJSONString(s string) bool {
 
 // findSnapshotSources reads what an assembled snapshot draws from: every
 // matching ID, and the text of the first lim of each kind.
-func findSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
+func findSnapshotSources(ctx context.Context, tx *txn, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
 	if scope = NormalizeScope(scope); scope == "" || scope == ProjectScope {
 		return findAllSnapshotSources(ctx, tx, workspaceID, lim)
 	}
@@ -346,7 +346,7 @@ func findSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID, scope str
 
 // findAllSnapshotSources is findSnapshotSources with no scope: every active
 // decision record, warning and finding of the workspace.
-func findAllSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID string, lim SourceLimits) (SnapshotSources, error) {
+func findAllSnapshotSources(ctx context.Context, tx *txn, workspaceID string, lim SourceLimits) (SnapshotSources, error) {
 	var src SnapshotSources
 	var err error
 	if src.Decisions, err = findAllSourceItems(ctx, tx, `decision_records`, `content`,
@@ -368,7 +368,7 @@ func findAllSnapshotSources(ctx context.Context, tx *sql.Tx, workspaceID string,
 // one string from the index alone: no row visits, no sort. The ORDER BY of
 // a subquery is kept by the aggregate over it (SQLite does not flatten it).
 // IDs are UUIDs: no commas.
-func findAllSourceItems(ctx context.Context, tx *sql.Tx, table, text, where string, args []any, limit int) ([]SourceItem, error) {
+func findAllSourceItems(ctx context.Context, tx *txn, table, text, where string, args []any, limit int) ([]SourceItem, error) {
 	var joined sql.NullString
 	if err := tx.QueryRowContext(ctx,
 		`SELECT group_concat(id, ',') FROM (SELECT id FROM `+table+` WHERE `+where+` ORDER BY rid DESC)`,
@@ -408,7 +408,7 @@ func findAllSourceItems(ctx context.Context, tx *sql.Tx, table, text, where stri
 }
 
 // loadSourceTexts fills in the text of items from table's column text.
-func loadSourceTexts(ctx context.Context, tx *sql.Tx, table, text string, items []SourceItem) error {
+func loadSourceTexts(ctx context.Context, tx *txn, table, text string, items []SourceItem) error {
 	for i := range items {
 		if err := tx.QueryRowContext(ctx, `SELECT `+text+` FROM `+table+` WHERE id = ?`, items[i].ID).Scan(&items[i].Text); err != nil {
 			return err
@@ -446,7 +446,7 @@ func scopeUnion(cols, table, where string, args []any, col, scope string) (strin
 // stepping through thousands of rows one by one; the order is made here,
 // since an ORDER BY would make SQLite walk the rid index through every row
 // instead of searching the scope index. IDs are UUIDs: no spaces or commas.
-func findSourceItems(ctx context.Context, tx *sql.Tx, table, text, q string, args []any, limit int) ([]SourceItem, error) {
+func findSourceItems(ctx context.Context, tx *txn, table, text, q string, args []any, limit int) ([]SourceItem, error) {
 	type row struct {
 		rid int64
 		id  string
@@ -478,7 +478,7 @@ func findSourceItems(ctx context.Context, tx *sql.Tx, table, text, q string, arg
 
 // checkSnapshotIDs makes sure every ID of a snapshot given by hand names
 // something of the workspace, of the kind it is listed as.
-func checkSnapshotIDs(ctx context.Context, tx *sql.Tx, workspaceID string, s ContextSnapshot) error {
+func checkSnapshotIDs(ctx context.Context, tx *txn, workspaceID string, s ContextSnapshot) error {
 	for _, k := range []struct {
 		ids   []string
 		query string
@@ -655,7 +655,7 @@ func (db *DB) ClaimAgentHandoff(ctx context.Context, workspaceID, id, by string)
 func (db *DB) updateAgentHandoff(ctx context.Context, workspaceID, id string, check func(*AgentHandoff) error, set, guard, by string) (*AgentHandoff, error) {
 	workspaceID = db.workspace(workspaceID)
 	var out *AgentHandoff
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		h, err := findAgentHandoffByID(ctx, tx, workspaceID, id)
 		if err != nil {
 			return err

@@ -47,7 +47,7 @@ func (db *DB) ImportAgentHandoff(ctx context.Context, in AgentHandoffImport) (ha
 	if err != nil {
 		return "", false, Errorf(EINVALID, "Results must be a JSON list.")
 	}
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		var found string
 		err := tx.QueryRowContext(ctx,
 			`SELECT i.target_id FROM envelope_imports i JOIN agent_handoffs a ON a.id = i.target_id

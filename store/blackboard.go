@@ -238,7 +238,7 @@ func (db *DB) CreateBlackboardEntry(ctx context.Context, e *BlackboardEntry) err
 	if err := e.Validate(); err != nil {
 		return err
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		return insertBlackboardEntry(ctx, tx, e, db.now())
 	})
 	if err != nil {
@@ -247,7 +247,7 @@ func (db *DB) CreateBlackboardEntry(ctx context.Context, e *BlackboardEntry) err
 	return nil
 }
 
-func insertBlackboardEntry(ctx context.Context, tx *sql.Tx, e *BlackboardEntry, now time.Time) error {
+func insertBlackboardEntry(ctx context.Context, tx *txn, e *BlackboardEntry, now time.Time) error {
 	e.ID, e.CreatedAt = newID(), now
 	tags, err := json.Marshal(e.Tags)
 	if err != nil {

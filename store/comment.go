@@ -163,7 +163,7 @@ func (db *DB) CreateComment(ctx context.Context, handoffID string, in CommentCre
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		if err := handoffExists(ctx, tx, handoffID); err != nil {
 			return err
 		}
@@ -184,7 +184,7 @@ func (db *DB) CreateComment(ctx context.Context, handoffID string, in CommentCre
 
 // resolveAnchor checks that the anchor names something of the handoff and
 // returns the plan it is on (if any) and its label.
-func resolveAnchor(ctx context.Context, tx *sql.Tx, handoffID string, a Anchor) (planID, label string, err error) {
+func resolveAnchor(ctx context.Context, tx *txn, handoffID string, a Anchor) (planID, label string, err error) {
 	notHere := func() error {
 		return Errorf(EINVALID, "The %s the comment is about is not part of this handoff. Reload the page and comment on what is there.", a.Kind)
 	}
@@ -239,7 +239,7 @@ func shorten(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-func insertComment(ctx context.Context, tx *sql.Tx, c *Comment) error {
+func insertComment(ctx context.Context, tx *txn, c *Comment) error {
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO comments (id, handoff_id, plan_id, parent_id, anchor_kind, anchor_id, anchor_label,
 		     author_user_id, author_name, guest, share_id, body, created_at, updated_at)
@@ -268,7 +268,7 @@ func anchorColumn(a Anchor) string {
 func (db *DB) CreateReply(ctx context.Context, parentID string, body string, author Actor, shareID string) (*Comment, error) {
 	now := db.now()
 	var c *Comment
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		parent, err := findComment(ctx, tx, parentID)
 		if err != nil {
 			return err
@@ -453,7 +453,7 @@ func (db *DB) CountComments(ctx context.Context, handoffID string) (map[string]C
 // EFORBIDDEN. Returns ErrNotFound if there is no such comment.
 func (db *DB) UpdateComment(ctx context.Context, id, body string, by Actor) (*Comment, error) {
 	var c *Comment
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		var err error
 		if c, err = findComment(ctx, tx, id); err != nil {
 			return err
@@ -479,7 +479,7 @@ func (db *DB) UpdateComment(ctx context.Context, id, body string, by Actor) (*Co
 // if there is no such comment.
 func (db *DB) DeleteComment(ctx context.Context, id string, by Actor) (*Comment, error) {
 	var c *Comment
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		var err error
 		if c, err = findComment(ctx, tx, id); err != nil {
 			return err
@@ -500,7 +500,7 @@ func (db *DB) DeleteComment(ctx context.Context, id string, by Actor) (*Comment,
 // cannot be resolved on their own: EINVALID. Returns ErrNotFound if there
 // is no such comment, and the thread with its replies.
 func (db *DB) ResolveComment(ctx context.Context, id string, resolved bool, by Actor) (*Comment, error) {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		c, err := findComment(ctx, tx, id)
 		if err != nil {
 			return err

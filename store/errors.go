@@ -105,3 +105,37 @@ func staleVersion(current, expected int) error {
 	return fmt.Errorf("%w: %w", ErrStaleVersion,
 		Errorf(ECONFLICT, "Someone else changed this handoff (version %d, you had %d).", current, expected))
 }
+
+// violation is the kind of constraint a write broke.
+type violation int
+
+const (
+	noViolation         violation = iota
+	uniqueViolation               // a UNIQUE index or the primary key
+	foreignKeyViolation           // a reference to a row that does not exist
+	checkViolation                // a CHECK, NOT NULL, or a trigger's refusal
+)
+
+// violationOf reads the kind of constraint violation from the engine's
+// error code (SQLite's extended result code, PostgreSQL's SQLSTATE),
+// never from the error text.
+func violationOf(err error) violation {
+	if v := sqliteViolation(err); v != noViolation {
+		return v
+	}
+	return postgresViolation(err)
+}
+
+// constraintError turns a constraint violation that no method expected into
+// an ECONFLICT, keeping the driver's error for the log; other errors come
+// back unchanged.
+func constraintError(err error) error {
+	if violationOf(err) == noViolation {
+		return err
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return errors.Join(Errorf(ECONFLICT, "The change breaks a rule of the stored data, so nothing was saved. Reload and try again."), err)
+}

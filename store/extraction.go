@@ -144,7 +144,7 @@ func (db *DB) CompleteExtractionRun(ctx context.Context, runID string, m Extract
 	}
 
 	added := 0
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		var handoffID string
 		err := tx.QueryRowContext(ctx, `SELECT handoff_id FROM extraction_runs WHERE id = ? AND status = 'running'`, runID).Scan(&handoffID)
 		if err != nil {
@@ -230,7 +230,7 @@ func sameText(s string) string {
 // plan from.
 func (db *DB) Freeze(ctx context.Context, handoffID string, version int) (*Snapshot, error) {
 	var sn *Snapshot
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		h, err := scanHandoff(tx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE id = ?`, handoffID))
 		if err != nil {
 			return notFound(err, "handoff %s", handoffID)

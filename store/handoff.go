@@ -232,7 +232,7 @@ func (r *Risk) Validate() (err error) {
 // EnsureHandoff returns the thread's handoff, creating it if there is none.
 func (db *DB) EnsureHandoff(ctx context.Context, threadID string) (*Handoff, error) {
 	var id string
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+	err := db.inTx(ctx, func(tx *txn) (err error) {
 		id, err = ensureHandoff(ctx, tx, threadID, db.now())
 		return err
 	})
@@ -242,7 +242,7 @@ func (db *DB) EnsureHandoff(ctx context.Context, threadID string) (*Handoff, err
 	return db.FindHandoffByID(ctx, id)
 }
 
-func ensureHandoff(ctx context.Context, tx *sql.Tx, threadID string, now time.Time) (string, error) {
+func ensureHandoff(ctx context.Context, tx *txn, threadID string, now time.Time) (string, error) {
 	var id string
 	err := tx.QueryRowContext(ctx, `SELECT id FROM handoffs WHERE thread_id = ?`, threadID).Scan(&id)
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
@@ -267,7 +267,7 @@ func ensureHandoff(ctx context.Context, tx *sql.Tx, threadID string, now time.Ti
 // not zero it must be the current version, else an ECONFLICT that is also
 // ErrStaleVersion; zero takes the change whatever the version (adds,
 // deletes and pins that overwrite nothing).
-func touchHandoff(ctx context.Context, tx *sql.Tx, handoffID string, expected int, now time.Time) (int, error) {
+func touchHandoff(ctx context.Context, tx *txn, handoffID string, expected int, now time.Time) (int, error) {
 	var version int
 	err := tx.QueryRowContext(ctx,
 		`UPDATE handoffs SET version = version + 1, status = 'draft', updated_at = ?

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -12,7 +11,7 @@ import (
 // Returns ErrNotFound for an unknown handoff.
 func (db *DB) ReopenHandoff(ctx context.Context, id string, version int) (Change, error) {
 	ch := Change{ID: id}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+	err := db.inTx(ctx, func(tx *txn) (err error) {
 		ch.Version, err = touchHandoff(ctx, tx, id, version, db.now())
 		return err
 	})

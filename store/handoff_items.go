@@ -22,7 +22,7 @@ type Change struct {
 // with created false.
 func (db *DB) PinMessage(ctx context.Context, threadID, messageID string) (d *Decision, created bool, err error) {
 	var handoffID, decisionID string
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		m, err := scanMessage(tx.QueryRowContext(ctx,
 			`SELECT `+messageColumns+` FROM messages WHERE id = ? AND thread_id = ?`, messageID, threadID))
 		if err != nil {
@@ -69,7 +69,7 @@ func (db *DB) PinMessage(ctx context.Context, threadID, messageID string) (d *De
 // UnpinMessage removes the decision pinned from a message and clears the
 // message's pin. Returns ErrNotFound if the message is not pinned.
 func (db *DB) UnpinMessage(ctx context.Context, threadID, messageID string) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		var handoffID string
 		err := tx.QueryRowContext(ctx,
 			`DELETE FROM decisions WHERE pinned_message_id = ?
@@ -121,7 +121,7 @@ func (db *DB) CreateDecision(ctx context.Context, handoffID string, in DecisionC
 	if err := in.validate(); err != nil {
 		return nil, Change{}, err
 	}
-	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *sql.Tx, id string, now time.Time) error {
+	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *txn, id string, now time.Time) error {
 		return insertDecision(ctx, tx, handoffID, id, in, now)
 	})
 	if err != nil {
@@ -132,7 +132,7 @@ func (db *DB) CreateDecision(ctx context.Context, handoffID string, in DecisionC
 }
 
 // insertDecision writes a validated decision into a handoff.
-func insertDecision(ctx context.Context, tx *sql.Tx, handoffID, id string, in DecisionCreate, now time.Time) error {
+func insertDecision(ctx context.Context, tx *txn, handoffID, id string, in DecisionCreate, now time.Time) error {
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO decisions (id, handoff_id, content, source, confidence, message_ids, during_planning, created_at, updated_at, created_by, updated_by)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -159,7 +159,7 @@ func (db *DB) UpdateDecision(ctx context.Context, handoffID, id string, upd Deci
 		return nil, Change{}, Errorf(EINVALID, "Nothing to change: the update sets no field of the decision.")
 	}
 	var d *Decision
-	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *sql.Tx, h *Handoff, now time.Time) error {
+	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *txn, h *Handoff, now time.Time) error {
 		if d = findByID(h.Decisions, id, func(d *Decision) string { return d.ID }); d == nil {
 			return fmt.Errorf("decision %s: %w", id, ErrNotFound)
 		}
@@ -188,9 +188,9 @@ func (db *DB) UpdateDecision(ctx context.Context, handoffID, id string, upd Deci
 // checks version unless it is zero) and runs write on the item id, then
 // returns the item's ID and the handoff's new version.
 func (db *DB) changeHandoff(ctx context.Context, handoffID, id string, version int,
-	write func(tx *sql.Tx, id string, now time.Time) error) (Change, error) {
+	write func(tx *txn, id string, now time.Time) error) (Change, error) {
 	ch := Change{ID: id}
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+	err := db.inTx(ctx, func(tx *txn) (err error) {
 		now := db.now()
 		if ch.Version, err = touchHandoff(ctx, tx, handoffID, version, now); err != nil {
 			return err
@@ -207,11 +207,11 @@ func (db *DB) changeHandoff(ctx context.Context, handoffID, id string, version i
 // was made from: apply finds its item among the handoff's items, changes,
 // validates and writes it.
 func (db *DB) updateItem(ctx context.Context, handoffID, id string, version int,
-	apply func(tx *sql.Tx, h *Handoff, now time.Time) error) (Change, error) {
+	apply func(tx *txn, h *Handoff, now time.Time) error) (Change, error) {
 	if version < 1 {
 		return Change{}, Errorf(EINVALID, "Say which version of the handoff the edit was made from.")
 	}
-	return db.changeHandoff(ctx, handoffID, id, version, func(tx *sql.Tx, _ string, now time.Time) error {
+	return db.changeHandoff(ctx, handoffID, id, version, func(tx *txn, _ string, now time.Time) error {
 		h := &Handoff{ID: handoffID}
 		if err := findItems(ctx, tx, h); err != nil {
 			return err
@@ -240,7 +240,7 @@ func findByID[T any](items []*T, id string, idOf func(*T) string) *T {
 // DeleteDecision removes a decision for good. A pinned decision's message
 // is unpinned.
 func (db *DB) DeleteDecision(ctx context.Context, handoffID, id string, version int) (Change, error) {
-	ch, err := db.changeHandoff(ctx, handoffID, id, version, func(tx *sql.Tx, id string, _ time.Time) error {
+	ch, err := db.changeHandoff(ctx, handoffID, id, version, func(tx *txn, id string, _ time.Time) error {
 		var pinned sql.NullString
 		err := tx.QueryRowContext(ctx, `DELETE FROM decisions WHERE id = ? AND handoff_id = ? RETURNING pinned_message_id`,
 			id, handoffID).Scan(&pinned)
@@ -304,7 +304,7 @@ func (db *DB) CreateFileRef(ctx context.Context, handoffID string, in FileRefInp
 	if err := in.validate(); err != nil {
 		return Change{}, err
 	}
-	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *sql.Tx, id string, now time.Time) error {
+	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *txn, id string, now time.Time) error {
 		return insertFileRef(ctx, tx, handoffID, id, in, now)
 	})
 	if err != nil {
@@ -315,7 +315,7 @@ func (db *DB) CreateFileRef(ctx context.Context, handoffID string, in FileRefInp
 
 // insertFileRef writes a validated file into a handoff; a path the
 // handoff already lists is an ECONFLICT.
-func insertFileRef(ctx context.Context, tx *sql.Tx, handoffID, id string, in FileRefInput, now time.Time) error {
+func insertFileRef(ctx context.Context, tx *txn, handoffID, id string, in FileRefInput, now time.Time) error {
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO file_refs (id, handoff_id, path, relevance, context, source, message_ids, created_at, updated_at, created_by, updated_by)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -346,7 +346,7 @@ func (db *DB) UpdateFileRef(ctx context.Context, handoffID, id string, upd FileR
 		return nil, Change{}, Errorf(EINVALID, "Nothing to change: the update sets no field of the file.")
 	}
 	var f *FileRef
-	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *sql.Tx, h *Handoff, now time.Time) error {
+	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *txn, h *Handoff, now time.Time) error {
 		if f = findByID(h.Files, id, func(f *FileRef) string { return f.ID }); f == nil {
 			return fmt.Errorf("file %s: %w", id, ErrNotFound)
 		}
@@ -409,7 +409,7 @@ func (db *DB) CreateRisk(ctx context.Context, handoffID string, in RiskInput, ve
 	if err := in.validate(); err != nil {
 		return Change{}, err
 	}
-	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *sql.Tx, id string, now time.Time) error {
+	ch, err := db.changeHandoff(ctx, handoffID, newID(), version, func(tx *txn, id string, now time.Time) error {
 		return insertRisk(ctx, tx, handoffID, id, in, now)
 	})
 	if err != nil {
@@ -419,7 +419,7 @@ func (db *DB) CreateRisk(ctx context.Context, handoffID string, in RiskInput, ve
 }
 
 // insertRisk writes a validated risk into a handoff.
-func insertRisk(ctx context.Context, tx *sql.Tx, handoffID, id string, in RiskInput, now time.Time) error {
+func insertRisk(ctx context.Context, tx *txn, handoffID, id string, in RiskInput, now time.Time) error {
 	_, err := tx.ExecContext(ctx,
 		`INSERT INTO risks (id, handoff_id, description, severity, mitigation, source, message_ids, created_at, updated_at, created_by, updated_by)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -446,7 +446,7 @@ func (db *DB) UpdateRisk(ctx context.Context, handoffID, id string, upd RiskUpda
 		return nil, Change{}, Errorf(EINVALID, "Nothing to change: the update sets no field of the risk.")
 	}
 	var r *Risk
-	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *sql.Tx, h *Handoff, now time.Time) error {
+	ch, err := db.updateItem(ctx, handoffID, id, upd.Version, func(tx *txn, h *Handoff, now time.Time) error {
 		if r = findByID(h.Risks, id, func(r *Risk) string { return r.ID }); r == nil {
 			return fmt.Errorf("risk %s: %w", id, ErrNotFound)
 		}
@@ -479,7 +479,7 @@ func (db *DB) DeleteRisk(ctx context.Context, handoffID, id string, version int)
 }
 
 func (db *DB) deleteItem(ctx context.Context, table, kind, handoffID, id string, version int) (Change, error) {
-	ch, err := db.changeHandoff(ctx, handoffID, id, version, func(tx *sql.Tx, id string, _ time.Time) error {
+	ch, err := db.changeHandoff(ctx, handoffID, id, version, func(tx *txn, id string, _ time.Time) error {
 		// table is one of two constants, never input.
 		return expectOne(tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ? AND handoff_id = ?`, id, handoffID))(kind, id)
 	})
@@ -508,7 +508,7 @@ func (db *DB) SetSummary(ctx context.Context, handoffID, summary string, version
 	if err != nil {
 		return Change{}, err
 	}
-	ch, err := db.changeHandoff(ctx, handoffID, handoffID, version, func(tx *sql.Tx, _ string, _ time.Time) error {
+	ch, err := db.changeHandoff(ctx, handoffID, handoffID, version, func(tx *txn, _ string, _ time.Time) error {
 		_, err := tx.ExecContext(ctx, `UPDATE handoffs SET summary = ? WHERE id = ?`, summary, handoffID)
 		return err
 	})

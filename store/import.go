@@ -72,7 +72,7 @@ func (db *DB) ImportHandoff(ctx context.Context, in HandoffImport) (handoffID st
 		in.WorkspaceID = db.defaultWorkspace
 	}
 
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		err := tx.QueryRowContext(ctx,
 			`SELECT i.target_id FROM envelope_imports i JOIN handoffs h ON h.id = i.target_id
 			 WHERE i.session_id = ? AND i.payload_sha256 = ?`, in.SessionID, in.PayloadSHA256).Scan(&handoffID)

@@ -141,7 +141,7 @@ func (db *DB) DeleteInvite(ctx context.Context, workspaceID, id string) error {
 // invite stays usable then).
 func (db *DB) AcceptInvite(ctx context.Context, secret, userID string) (*Membership, error) {
 	var inv *Invite
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+	err := db.inTx(ctx, func(tx *txn) (err error) {
 		inv, err = db.useInvite(ctx, tx, secret, userID)
 		return err
 	})
@@ -161,7 +161,7 @@ func (db *DB) AcceptInviteAsNewUser(ctx context.Context, secret string, in UserC
 	hash := HashPassword(in.Password)
 	var u *User
 	var inv *Invite
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+	err := db.inTx(ctx, func(tx *txn) (err error) {
 		if u, err = db.createUser(ctx, tx, in, hash); err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (db *DB) AcceptInviteAsNewUser(ctx context.Context, secret string, in UserC
 }
 
 // useInvite marks the invite used by userID and adds the membership.
-func (db *DB) useInvite(ctx context.Context, tx *sql.Tx, secret, userID string) (*Invite, error) {
+func (db *DB) useInvite(ctx context.Context, tx *txn, secret, userID string) (*Invite, error) {
 	inv, err := scanInvite(tx.QueryRowContext(ctx, inviteQuery+` WHERE i.token_hash = ?`, hashSecret(secret)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("invite: %w", ErrNotFound)

@@ -95,10 +95,10 @@ func (db *DB) AddMember(ctx context.Context, workspaceID, userID string, role Me
 	if err := role.Validate(); err != nil {
 		return err
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error { return db.addMember(ctx, tx, workspaceID, userID, role) })
+	return db.inTx(ctx, func(tx *txn) error { return db.addMember(ctx, tx, workspaceID, userID, role) })
 }
 
-func (db *DB) addMember(ctx context.Context, tx *sql.Tx, workspaceID, userID string, role MemberRole) error {
+func (db *DB) addMember(ctx context.Context, tx *txn, workspaceID, userID string, role MemberRole) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES (?, ?, ?, ?)`,
 		workspaceID, userID, role, formatTime(db.now()))
 	switch {
@@ -171,7 +171,7 @@ func (db *DB) ChangeRole(ctx context.Context, workspaceID, userID string, role M
 	if err := role.Validate(); err != nil {
 		return nil, err
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		if err := db.keepAnOwner(ctx, tx, workspaceID, userID, role); err != nil {
 			return err
 		}
@@ -188,7 +188,7 @@ func (db *DB) ChangeRole(ctx context.Context, workspaceID, userID string, role M
 // for it. Returns ErrNotFound if they are not a member and ErrConflict if
 // they are its last owner.
 func (db *DB) RemoveMember(ctx context.Context, workspaceID, userID string) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *txn) error {
 		if err := db.keepAnOwner(ctx, tx, workspaceID, userID, ""); err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func (db *DB) RemoveMember(ctx context.Context, workspaceID, userID string) erro
 
 // keepAnOwner checks, inside the write transaction, that userID is a member
 // and that giving them newRole ("" for removal) leaves the workspace an owner.
-func (db *DB) keepAnOwner(ctx context.Context, tx *sql.Tx, workspaceID, userID string, newRole MemberRole) error {
+func (db *DB) keepAnOwner(ctx context.Context, tx *txn, workspaceID, userID string, newRole MemberRole) error {
 	var role MemberRole
 	var name string
 	err := tx.QueryRowContext(ctx, `SELECT m.role, u.name FROM memberships m JOIN users u ON u.id = m.user_id

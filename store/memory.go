@@ -331,7 +331,7 @@ func (db *DB) WriteMemoryCapture(ctx context.Context, c MemoryCapture) (_ Captur
 	}
 	recordOf := map[string]string{} // snapshot decision ID → record ID
 	now := db.now()
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		ws, err := snapshotWorkspace(ctx, tx, sn, c.WorkspaceID)
 		if err != nil {
 			return err
@@ -463,7 +463,7 @@ func planCapture(ctx context.Context, q querier, sn *Snapshot, workspaceID strin
 	return plans, nil
 }
 
-func writeRecord(ctx context.Context, tx *sql.Tx, pl *capturePlan, now time.Time) error {
+func writeRecord(ctx context.Context, tx *txn, pl *capturePlan, now time.Time) error {
 	r := &pl.record
 	if pl.existing == nil {
 		_, err := tx.ExecContext(ctx,
@@ -484,7 +484,7 @@ func writeRecord(ctx context.Context, tx *sql.Tx, pl *capturePlan, now time.Time
 
 // writeLearnings adds learnings, skipping one the snapshot's handoff
 // already taught (a handoff frozen again).
-func writeLearnings(ctx context.Context, tx *sql.Tx, sn *Snapshot, workspaceID string, ls []Learning, now time.Time) (int, error) {
+func writeLearnings(ctx context.Context, tx *txn, sn *Snapshot, workspaceID string, ls []Learning, now time.Time) (int, error) {
 	added := 0
 	for _, l := range ls {
 		var n int
@@ -511,7 +511,7 @@ func writeLearnings(ctx context.Context, tx *sql.Tx, sn *Snapshot, workspaceID s
 
 // writeRelationships counts each distinct edge once, naming decisions by
 // their records.
-func writeRelationships(ctx context.Context, tx *sql.Tx, workspaceID string, edges []Relationship, recordOf map[string]string, now time.Time) (int, error) {
+func writeRelationships(ctx context.Context, tx *txn, workspaceID string, edges []Relationship, recordOf map[string]string, now time.Time) (int, error) {
 	type edge struct {
 		typ            RelationshipType
 		source, target string
@@ -543,7 +543,7 @@ func writeRelationships(ctx context.Context, tx *sql.Tx, workspaceID string, edg
 // and byID must be active (else ErrInvalid). Superseding an already
 // superseded record points it at byID.
 func (db *DB) SupersedeDecisionRecord(ctx context.Context, id, byID string) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		old, err := findDecisionRecordByID(ctx, tx, id)
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -14,14 +13,14 @@ import (
 func TestFTS5Available(t *testing.T) {
 	db := mustOpen(t)
 	var used int
-	if err := db.read.QueryRow(`SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&used); err != nil {
+	if err := db.read.QueryRowContext(t.Context(), `SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&used); err != nil {
 		t.Fatal(err)
 	}
 	if used != 1 {
 		t.Fatalf("ENABLE_FTS5=%d, want 1: the sqlite driver lacks FTS5", used)
 	}
 	var rank float64
-	if err := db.write.QueryRow(`SELECT bm25(decision_records_fts) FROM decision_records_fts WHERE decision_records_fts MATCH 'x'
+	if err := db.write.QueryRowContext(t.Context(), `SELECT bm25(decision_records_fts) FROM decision_records_fts WHERE decision_records_fts MATCH 'x'
 		UNION ALL SELECT 0`).Scan(&rank); err != nil {
 		t.Fatalf("bm25 over FTS5: %v", err)
 	}
@@ -41,10 +40,10 @@ func TestFTSFollowsUpdates(t *testing.T) {
 		}
 		return len(got)
 	}
-	if _, err := db.write.Exec(`UPDATE decision_records SET content = 'Use MySQL for billing' WHERE id = ?`, ids[0]); err != nil {
+	if _, err := db.write.ExecContext(t.Context(), `UPDATE decision_records SET content = 'Use MySQL for billing' WHERE id = ?`, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.write.Exec(`DELETE FROM decision_records WHERE id = ?`, ids[1]); err != nil {
+	if _, err := db.write.ExecContext(t.Context(), `DELETE FROM decision_records WHERE id = ?`, ids[1]); err != nil {
 		t.Fatal(err)
 	}
 	if n := count("postgres"); n != 0 {
@@ -53,7 +52,7 @@ func TestFTSFollowsUpdates(t *testing.T) {
 	if n := count("mysql"); n != 1 {
 		t.Errorf("mysql matches %d records, want 1", n)
 	}
-	if _, err := db.write.Exec(`INSERT INTO decision_records_fts (decision_records_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+	if _, err := db.write.ExecContext(t.Context(), `INSERT INTO decision_records_fts (decision_records_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
 		t.Errorf("FTS index out of step with decision_records: %v", err)
 	}
 }
@@ -113,7 +112,7 @@ func seedDecisionRecords(tb testing.TB, db *DB, n int, gen func(i int) (content,
 	}
 	ids := make([]string, n)
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		st, err := tx.PrepareContext(ctx,
 			`INSERT INTO decision_records (id, workspace_id, handoff_id, snapshot_id, thread_id, decision_id, label,
 			   content, scope, status, message_ids, created_at, updated_at)

@@ -58,7 +58,7 @@ func memoryCounts(t *testing.T, db *DB) map[string]int {
 		"captures":      `SELECT COUNT(*) FROM memory_captures`,
 	} {
 		var n int
-		if err := db.read.QueryRow(q).Scan(&n); err != nil {
+		if err := db.read.QueryRowContext(t.Context(), q).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		out[name] = n
@@ -99,7 +99,7 @@ func TestWriteMemoryCaptureIsAtomic(t *testing.T) {
 		t.Errorf("capture state %+v, want uncaptured with two new decisions", st)
 	}
 
-	if _, err := db.write.ExecContext(ctx, `DROP TRIGGER fail_capture`); err != nil {
+	if _, err := db.write.ExecContext(t.Context(), `DROP TRIGGER fail_capture`); err != nil {
 		t.Fatal(err)
 	}
 	res, err := db.WriteMemoryCapture(ctx, c)

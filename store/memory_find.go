@@ -160,7 +160,7 @@ func (db *DB) FindDecisionRecordByID(ctx context.Context, id string) (*DecisionR
 	return r, nil
 }
 
-func findRecordDetails(ctx context.Context, tx *sql.Tx, r *DecisionRecord) error {
+func findRecordDetails(ctx context.Context, tx *txn, r *DecisionRecord) error {
 	var payload string
 	if err := tx.QueryRowContext(ctx, `SELECT payload FROM snapshots WHERE id = ?`, r.SnapshotID).Scan(&payload); err != nil {
 		return err

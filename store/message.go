@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -129,7 +128,7 @@ func (db *DB) CreateMessage(ctx context.Context, in MessageCreate) (*Message, er
 	if m.Role == RoleUser {
 		by = actor(ctx)
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id = ?`, formatTime(now), in.ThreadID)
 		if err != nil {
 			return err

@@ -18,7 +18,7 @@ func (db *DB) PinMessageAs(ctx context.Context, threadID, messageID, content str
 		return nil, false, err
 	}
 	var handoffID, decisionID string
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		var role Role
 		var status MessageStatus
 		err := tx.QueryRowContext(ctx, `SELECT role, status FROM messages WHERE id = ? AND thread_id = ?`,

@@ -128,7 +128,7 @@ type PlanFilter struct {
 func (db *DB) CreatePlan(ctx context.Context, snapshotID string) (*Plan, error) {
 	p := &Plan{ID: newID(), SnapshotID: snapshotID, Status: PlanRunning, CreatedAt: db.now(),
 		Coverage: Coverage{Covered: []string{}, Uncovered: []string{}}}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		err := tx.QueryRowContext(ctx,
 			`SELECT s.handoff_id, COALESCE((SELECT MAX(version) FROM plans WHERE snapshot_id = s.id), 0) + 1
 			 FROM snapshots s WHERE s.id = ?`, snapshotID).Scan(&p.HandoffID, &p.Version)
@@ -162,7 +162,7 @@ func (db *DB) AddPlanStep(ctx context.Context, planID string, in PlanStepCreate)
 	s := &PlanStep{PlanID: planID, Kind: in.Kind, Tool: in.Tool, Input: stepInput(in.Input),
 		Result: cutText(in.Result, MaxPlanStepResult), IsError: in.IsError, Description: cutText(in.Description, MaxItemLen),
 		InputTokens: in.InputTokens, OutputTokens: in.OutputTokens, CreatedAt: db.now()}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		if err := checkRunning(ctx, tx, planID); err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func (db *DB) AddPlanStep(ctx context.Context, planID string, in PlanStepCreate)
 
 // checkRunning returns ErrNotFound if the plan does not exist and
 // ErrConflict if it has finished.
-func checkRunning(ctx context.Context, tx *sql.Tx, planID string) error {
+func checkRunning(ctx context.Context, tx *txn, planID string) error {
 	var status PlanStatus
 	err := tx.QueryRowContext(ctx, `SELECT status FROM plans WHERE id = ?`, planID).Scan(&status)
 	if err != nil {
@@ -213,7 +213,7 @@ func (db *DB) FinishPlan(ctx context.Context, id string, in PlanFinish) (*Plan, 
 	if err != nil {
 		return nil, fmt.Errorf("finish plan %s: %w", id, err)
 	}
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		if err := checkRunning(ctx, tx, id); err != nil {
 			return err
 		}

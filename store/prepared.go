@@ -11,7 +11,7 @@ import (
 // (for SQLite that costs as much as running the query).
 type preparedTx struct {
 	db *DB
-	tx *sql.Tx
+	tx *txn
 }
 
 // QueryContext runs q in the transaction as a prepared statement.

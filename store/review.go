@@ -135,7 +135,7 @@ func (db *DB) CreateReview(ctx context.Context, handoffID string, r Review) (*Re
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		if err := handoffExists(ctx, tx, handoffID); err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func (db *DB) RequestReview(ctx context.Context, handoffID string, by Actor, rev
 		return err
 	}
 	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		if err := handoffExists(ctx, tx, handoffID); err != nil {
 			return err
 		}
@@ -266,7 +266,7 @@ func ChangesRequested(states []*ReviewerState) bool {
 }
 
 // handoffExists returns ErrNotFound unless the handoff exists.
-func handoffExists(ctx context.Context, tx *sql.Tx, handoffID string) error {
+func handoffExists(ctx context.Context, tx *txn, handoffID string) error {
 	var one int
 	err := tx.QueryRowContext(ctx, `SELECT 1 FROM handoffs WHERE id = ?`, handoffID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -38,7 +37,7 @@ func (db *DB) SeedDecisionRecords(ctx context.Context, seeds []DecisionRecordSee
 	}
 	ids := make([]string, len(seeds))
 	start := db.now().Add(-time.Duration(len(seeds)) * time.Second)
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		st, err := tx.PrepareContext(ctx,
 			`INSERT INTO decision_records (id, workspace_id, handoff_id, snapshot_id, thread_id, decision_id, label,
 			   content, scope, status, message_ids, created_at, updated_at)
@@ -76,7 +75,7 @@ func (db *DB) SeedDecisionRecords(ctx context.Context, seeds []DecisionRecordSee
 func (db *DB) SeedBlackboardEntries(ctx context.Context, entries []BlackboardEntry) ([]string, error) {
 	ids := make([]string, len(entries))
 	now := db.now().Add(-time.Duration(len(entries)) * time.Second)
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		for i := range entries {
 			e := &entries[i]
 			e.WorkspaceID = db.defaultWorkspace

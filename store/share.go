@@ -123,7 +123,7 @@ func (db *DB) CreateShareLink(ctx context.Context, in ShareCreate) (*ShareLink, 
 	if d := shareExpiries[in.ExpiresIn]; d > 0 {
 		l.ExpiresAt = now.Add(d)
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		var err error
 		if in.PlanID != "" {
 			err = tx.QueryRowContext(ctx, `SELECT p.handoff_id, h.workspace_id FROM plans p JOIN handoffs h ON h.id = p.handoff_id WHERE p.id = ?`,
@@ -251,7 +251,7 @@ func (db *DB) FindShareLinks(ctx context.Context, f ShareFilter) ([]*ShareLink, 
 // not an error. Returns ErrNotFound if the workspace has no such link.
 func (db *DB) RevokeShareLink(ctx context.Context, workspaceID, id string) (*ShareLink, error) {
 	var l *ShareLink
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE share_links SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND workspace_id = ?`,
 			formatTime(db.now()), id, workspaceID)
 		if n, _ := res.RowsAffected(); err == nil && n == 0 {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -23,7 +22,7 @@ func (db *DB) RecordSignInFailure(ctx context.Context, email, client string) err
 	if len(email) > MaxEmailLen {
 		email = email[:MaxEmailLen] // no address is longer: a guess, kept short
 	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *txn) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sign_in_failures (email, client, at) VALUES (?, ?, ?)`,
 			strings.ToLower(strings.TrimSpace(email)), client, formatTime(now)); err != nil {
 			return fmt.Errorf("record sign-in failure: %w", err)

@@ -12,28 +12,27 @@ import (
 )
 
 // This file holds what is specific to SQLite: the driver, its DSN pragmas,
-// the pools and the meaning of its result codes. FTS5 queries live with the
-// memory search. A PostgreSQL implementation would sit beside this file.
-
-// migrationDialect is the goose dialect of the migrations.
-const migrationDialect = goose.DialectSQLite3
+// the pools and the meaning of its result codes. FTS5 queries live in
+// memory_sqlite.go; PostgreSQL's counterparts in postgres.go.
 
 // openPools opens the writer pool (one connection, so that SQLite never
 // sees two writers at once; BEGIN IMMEDIATE, so that a transaction takes
 // the write lock up front) and the read-only reader pool.
-func openPools(path string) (write, read *sql.DB, err error) {
-	if write, err = sql.Open("sqlite", dsn(path, "immediate")); err != nil {
+func openPools(path string) (write, read *pool, err error) {
+	w, err := sql.Open("sqlite", dsn(path, "immediate"))
+	if err != nil {
 		return nil, nil, err
 	}
-	write.SetMaxOpenConns(1)
-	write.SetConnMaxIdleTime(0)
-	if read, err = sql.Open("sqlite", dsn(path, "deferred")+"&_pragma=query_only(1)"); err != nil {
-		write.Close()
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite", dsn(path, "deferred")+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
 		return nil, nil, err
 	}
-	read.SetMaxOpenConns(max(4, runtime.NumCPU()))
-	read.SetMaxIdleConns(max(4, runtime.NumCPU()))
-	return write, read, nil
+	r.SetMaxOpenConns(max(4, runtime.NumCPU()))
+	r.SetMaxIdleConns(max(4, runtime.NumCPU()))
+	return &pool{db: w, eng: engineSQLite}, &pool{db: r, eng: engineSQLite}, nil
 }
 
 // dsn builds the modernc DSN: busy_timeout first so that it applies while
@@ -49,19 +48,9 @@ func dsn(path, txlock string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
-// violation is the kind of constraint a write broke.
-type violation int
-
-const (
-	noViolation         violation = iota
-	uniqueViolation               // a UNIQUE index or the primary key
-	foreignKeyViolation           // a reference to a row that does not exist
-	checkViolation                // a CHECK, NOT NULL, or a trigger's RAISE(ABORT)
-)
-
-// violationOf reads the kind of constraint violation from SQLite's extended
-// result code, never from the error text.
-func violationOf(err error) violation {
+// sqliteViolation reads the kind of constraint violation from SQLite's
+// extended result code, never from the error text.
+func sqliteViolation(err error) violation {
 	var se *sqlite.Error
 	if err == nil || !errors.As(err, &se) {
 		return noViolation
@@ -84,16 +73,12 @@ func isNotADatabase(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB
 }
 
-// constraintError turns a constraint violation that no method expected into
-// an ECONFLICT, keeping the driver's error for the log; other errors come
-// back unchanged.
-func constraintError(err error) error {
-	if violationOf(err) == noViolation {
-		return err
+
+// migrationSetup is the goose dialect of the engine's migrations and the
+// provider's options.
+func (db *DB) migrationSetup() (goose.Dialect, []goose.ProviderOption, error) {
+	if db.eng == enginePostgres {
+		return postgresMigrationSetup()
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return errors.Join(Errorf(ECONFLICT, "The change breaks a rule of the stored data, so nothing was saved. Reload and try again."), err)
+	return goose.DialectSQLite3, nil, nil
 }

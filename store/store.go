@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,14 +26,15 @@ import (
 	"github.com/pressly/goose/v3"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // DB is an open Baton database.
 type DB struct {
-	path  string
-	write *sql.DB
-	read  *sql.DB
+	path  string // the SQLite file, or the PostgreSQL URL without its password
+	eng   engine
+	write *pool
+	read  *pool
 	now   func() time.Time
 
 	defaultWorkspace string
@@ -41,27 +43,61 @@ type DB struct {
 	stmts sync.Map // query -> *sql.Stmt
 }
 
-// Open opens (creating if needed) the database file at path, applies
-// migrations and makes sure a default workspace exists. Errors name the path.
-func Open(ctx context.Context, path string) (_ *DB, err error) {
+// Options tune the connection to PostgreSQL; SQLite ignores them. A zero
+// field takes its default.
+type Options struct {
+	// MaxConns caps the open connections of this process (default 10).
+	MaxConns int
+	// StatementTimeout ends a statement that runs longer (default 30s).
+	StatementTimeout time.Duration
+	// LockTimeout ends a statement that waits longer for a lock (default 10s).
+	LockTimeout time.Duration
+}
+
+// IsPostgresURL reports whether dsn names a PostgreSQL database rather
+// than a SQLite file.
+func IsPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens the database dsn names with default Options; see OpenWith.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	return OpenWith(ctx, dsn, Options{})
+}
+
+// OpenWith opens the database dsn names: a postgres:// URL opens a
+// PostgreSQL database, anything else is the path of a SQLite file, created
+// if needed. It applies migrations and makes sure a default workspace
+// exists. Errors name the database (never a password).
+func OpenWith(ctx context.Context, dsn string, opts Options) (_ *DB, err error) {
+	db := &DB{path: dsn, now: func() time.Time { return time.Now().UTC() }}
+	if IsPostgresURL(dsn) {
+		db.eng = enginePostgres
+		db.path = redactURL(dsn)
+	}
 	defer func() {
 		if err != nil {
-			err = fmt.Errorf("open database %s: %w", path, err)
+			err = fmt.Errorf("open database %s: %w", db.path, err)
 		}
 	}()
-	if path == "" || path == ":memory:" {
-		return nil, errors.New("a file path is required")
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, errors.New("is a directory, not a database file")
-	}
-	if err := privateFiles(path); err != nil {
-		return nil, err
-	}
-
-	db := &DB{path: path, now: func() time.Time { return time.Now().UTC() }}
-	if db.write, db.read, err = openPools(path); err != nil {
-		return nil, err
+	if db.eng == enginePostgres {
+		if db.write, err = openPostgres(dsn, opts); err != nil {
+			return nil, err
+		}
+		db.read = db.write
+	} else {
+		if dsn == "" || dsn == ":memory:" {
+			return nil, errors.New("a file path is required")
+		}
+		if fi, err := os.Stat(dsn); err == nil && fi.IsDir() {
+			return nil, errors.New("is a directory, not a database file")
+		}
+		if err := privateFiles(dsn); err != nil {
+			return nil, err
+		}
+		if db.write, db.read, err = openPools(dsn); err != nil {
+			return nil, err
+		}
 	}
 	defer func() {
 		if err != nil {
@@ -105,11 +141,15 @@ func privateFiles(path string) error {
 }
 
 func (db *DB) migrate(ctx context.Context) error {
-	fsys, err := fs.Sub(migrations, "migrations")
+	fsys, err := fs.Sub(migrations, "migrations/"+db.eng.String())
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(migrationDialect, db.write, fsys)
+	dialect, gooseOpts, err := db.migrationSetup()
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(dialect, db.write.db, fsys, gooseOpts...)
 	if err != nil {
 		return err
 	}
@@ -239,7 +279,7 @@ func (db *DB) Close() error {
 		return true
 	})
 	var errs []error
-	if db.read != nil {
+	if db.read != nil && db.read != db.write {
 		errs = append(errs, db.read.Close())
 	}
 	if db.write != nil {
@@ -248,7 +288,8 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
-// Path is the database file's path.
+// Path is the SQLite database file's path, or the PostgreSQL URL without
+// its password.
 func (db *DB) Path() string { return db.path }
 
 // DefaultWorkspaceID is the workspace created on first open.
@@ -258,8 +299,28 @@ func (db *DB) DefaultWorkspaceID() string { return db.defaultWorkspace }
 func (db *DB) SetClock(now func() time.Time) { db.now = now }
 
 // inTx runs fn in a write transaction, committing if it returns nil.
-func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+// On PostgreSQL it runs serializable, as if alone, like SQLite's single
+// writer, and runs again when it lost a race with another transaction:
+// fn must only read and write through tx, so that it can run twice.
+func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
+	if db.eng != enginePostgres {
+		return db.tryTx(ctx, nil, fn)
+	}
+	var err error
+	for range maxTxAttempts {
+		if err = db.tryTx(ctx, serializable, fn); !retryable(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// maxTxAttempts is how many times inTx runs a transaction that keeps
+// losing races on PostgreSQL.
+const maxTxAttempts = 8
+
+func (db *DB) tryTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *txn) error) error {
+	tx, err := db.write.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func (db *DB) AcceptThreadHandoff(ctx context.Context, in ThreadHandoffAccept) (
 		return nil, false, err
 	}
 	now := db.now()
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		existing, err := scanThreadHandoff(tx.QueryRowContext(ctx, threadHandoffByID, in.ID))
 		switch {
 		case err == nil:

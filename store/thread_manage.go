@@ -41,7 +41,7 @@ func (db *DB) UpdateThread(ctx context.Context, id string, in ThreadUpdate) (*Th
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		var exists int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM threads WHERE id = ? AND deleted_at IS NULL`, id).Scan(&exists)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -77,7 +77,7 @@ func (db *DB) UpdateThread(ctx context.Context, id string, in ThreadUpdate) (*Th
 // say they came from a deleted brainstorm. Returns ErrNotFound for an
 // unknown or already deleted thread.
 func (db *DB) DeleteThread(ctx context.Context, id string) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		var frozen bool
 		err := tx.QueryRowContext(ctx,
 			`SELECT EXISTS (SELECT 1 FROM snapshots s JOIN handoffs h ON h.id = s.handoff_id WHERE h.thread_id = t.id)

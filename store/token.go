@@ -99,7 +99,7 @@ func (db *DB) CreateToken(ctx context.Context, in TokenCreate) (*Token, string, 
 	secret, hash := newSecret(TokenPrefix)
 	t := &Token{ID: newID(), UserID: in.UserID, WorkspaceID: in.WorkspaceID, Name: in.Name, Scope: in.Scope,
 		Last4: secret[len(secret)-4:], CreatedAt: now, ExpiresAt: in.ExpiresAt}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		err := tx.QueryRowContext(ctx, `SELECT w.name FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
 			WHERE m.user_id = ? AND m.workspace_id = ?`, in.UserID, in.WorkspaceID).Scan(&t.WorkspaceName)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -88,7 +88,7 @@ func (db *DB) CreateUser(ctx context.Context, in UserCreate) (*User, error) {
 	}
 	hash := HashPassword(in.Password)
 	var u *User
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+	err := db.inTx(ctx, func(tx *txn) (err error) {
 		u, err = db.createUser(ctx, tx, in, hash)
 		return err
 	})
@@ -96,7 +96,7 @@ func (db *DB) CreateUser(ctx context.Context, in UserCreate) (*User, error) {
 }
 
 // createUser inserts a validated user with an already computed hash.
-func (db *DB) createUser(ctx context.Context, tx *sql.Tx, in UserCreate, hash string) (*User, error) {
+func (db *DB) createUser(ctx context.Context, tx *txn, in UserCreate, hash string) (*User, error) {
 	now := db.now()
 	u := &User{ID: newID(), Email: in.Email, Name: in.Name, CreatedAt: now, PasswordChangedAt: now, passwordHash: hash}
 	_, err := tx.ExecContext(ctx,
@@ -218,7 +218,7 @@ func (db *DB) ChangePassword(ctx context.Context, in PasswordChange) error {
 		return Errorf(EUNAUTHORIZED, "The current password is wrong.")
 	}
 	hash := HashPassword(in.New)
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx *txn) error {
 		// The hash must still be the one checked: two changes at once
 		// cannot both pass with the old password.
 		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ? AND password_hash = ?`,
@@ -255,7 +255,7 @@ func (db *DB) SetUp(ctx context.Context, in Setup) (*User, error) {
 	}
 	hash := HashPassword(in.Owner.Password)
 	var u *User
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx *txn) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
 			return err
@@ -311,7 +311,7 @@ func (db *DB) AddUser(ctx context.Context, in UserAdd) (*User, *Membership, erro
 	hash := HashPassword(in.User.Password)
 	var u *User
 	var wsID string
-	err := db.inTx(ctx, func(tx *sql.Tx) (err error) {
+	err := db.inTx(ctx, func(tx *txn) (err error) {
 		if u, err = db.createUser(ctx, tx, in.User, hash); err != nil {
 			return err
 		}

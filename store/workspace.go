@@ -18,7 +18,7 @@ type Workspace struct {
 func (db *DB) ensureDefaultWorkspace(ctx context.Context) (string, error) {
 	id := newID()
 	var got string
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx *txn) error {
 		err := tx.QueryRowContext(ctx, `SELECT id FROM workspaces ORDER BY created_at LIMIT 1`).Scan(&got)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
