@@ -73,7 +73,6 @@ func isNotADatabase(err error) bool {
 	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB
 }
 
-
 // migrationSetup is the goose dialect of the engine's migrations and the
 // provider's options.
 func (db *DB) migrationSetup() (goose.Dialect, []goose.ProviderOption, error) {
