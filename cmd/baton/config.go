@@ -49,6 +49,13 @@ type config struct {
 	// reported by runServe.
 	envErr error
 
+	// DBOptions tune the PostgreSQL connections (BATON_DB_MAX_CONNS,
+	// BATON_DB_STATEMENT_TIMEOUT, BATON_DB_LOCK_TIMEOUT).
+	DBOptions store.Options
+	// SessionKey signs session cookies (BATON_SESSION_KEY). Instances
+	// behind one load balancer share it, or the key kept in the database.
+	SessionKey string
+
 	// MirrorURL, when set, is the PostgreSQL database accepted thread
 	// handoffs are copied to (BATON_MIRROR_URL).
 	MirrorURL string
@@ -76,6 +83,23 @@ func (c *config) fromEnv(getenv func(string) string) {
 		}
 	}
 	c.MirrorURL = strings.TrimSpace(getenv("BATON_MIRROR_URL"))
+	c.SessionKey = strings.TrimSpace(getenv("BATON_SESSION_KEY"))
+	if v := strings.TrimSpace(getenv("BATON_DB_MAX_CONNS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if (err != nil || n < 1) && c.envErr == nil {
+			c.envErr = fmt.Errorf("BATON_DB_MAX_CONNS=%q: want a number of connections, e.g. 10", v)
+		}
+		c.DBOptions.MaxConns = n
+	}
+	for key, dst := range map[string]*time.Duration{"BATON_DB_STATEMENT_TIMEOUT": &c.DBOptions.StatementTimeout, "BATON_DB_LOCK_TIMEOUT": &c.DBOptions.LockTimeout} {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			d, err := time.ParseDuration(v)
+			if (err != nil || d <= 0) && c.envErr == nil {
+				c.envErr = fmt.Errorf("%s=%q: want a duration, e.g. 30s", key, v)
+			}
+			*dst = d
+		}
+	}
 	c.AnthropicKey, c.AnthropicBaseURL = getenv("ANTHROPIC_API_KEY"), getenv("ANTHROPIC_BASE_URL")
 	c.OpenAIKey, c.OpenAIBaseURL = getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 	c.PublicURL = strings.TrimSpace(getenv("BATON_PUBLIC_URL"))
@@ -100,7 +124,7 @@ func (c *config) fromEnv(getenv func(string) string) {
 
 func (c *config) flags(fs *flag.FlagSet, serve bool) {
 	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on (BATON_ADDR)")
-	fs.StringVar(&c.DB, "db", c.DB, "SQLite database file; its folder is created (BATON_DB)")
+	fs.StringVar(&c.DB, "db", c.DB, dbUsage)
 	fs.StringVar(&c.Provider, "provider", c.Provider, "model provider: offline, anthropic or openai (BATON_PROVIDER)")
 	fs.StringVar(&c.Model, "model", c.Model, "model name; each provider has a default (BATON_MODEL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (BATON_LOG_LEVEL)")
@@ -128,6 +152,19 @@ func (c *config) flags(fs *flag.FlagSet, serve bool) {
 			return nil
 		})
 	}
+}
+
+// dbUsage describes the --db flag of every subcommand.
+const dbUsage = "SQLite database file (its folder is created) or a postgres:// URL (BATON_DB)"
+
+// openDB opens the database --db or BATON_DB names, with the PostgreSQL
+// settings of the environment. A bad setting stops here, before anything
+// is opened.
+func (c *config) openDB(ctx context.Context) (*store.DB, error) {
+	if c.envErr != nil {
+		return nil, &exitCodeError{code: 2, err: c.envErr}
+	}
+	return store.OpenWith(ctx, c.DB, c.DBOptions)
 }
 
 func (c *config) logLevel() slog.Level {

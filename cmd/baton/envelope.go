@@ -39,7 +39,7 @@ func runEnvelope(ctx context.Context, args []string, getenv func(string) string,
 	cmd, args := args[0], args[1:]
 	fs := flag.NewFlagSet("envelope "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.DB, "db", cfg.DB, "SQLite database file (BATON_DB)")
+	fs.StringVar(&cfg.DB, "db", cfg.DB, dbUsage)
 	usageErr := func(format string, a ...any) error {
 		err := fmt.Errorf(format, a...)
 		fmt.Fprintf(stderr, "baton envelope %s: %s\n\n%s\n", cmd, err, envelopeUsage)
@@ -62,7 +62,7 @@ func runEnvelope(ctx context.Context, args []string, getenv func(string) string,
 		if fs.NArg() == 0 {
 			return usageErr("name at least one FILE")
 		}
-		return runEnvelopeValidate(ctx, cfg.DB, fs.Args(), stdout, stderr)
+		return runEnvelopeValidate(ctx, &cfg, fs.Args(), stdout, stderr)
 	case "export":
 		handoffID := fs.String("handoff", "", "export the latest snapshot of this handoff")
 		planID := fs.String("plan", "", "export this plan (or its error envelope)")
@@ -73,7 +73,7 @@ func runEnvelope(ctx context.Context, args []string, getenv func(string) string,
 		if (*handoffID == "") == (*planID == "") || fs.NArg() > 0 {
 			return usageErr("give --handoff ID or --plan ID, and no other arguments")
 		}
-		return runEnvelopeExport(ctx, cfg.DB, *handoffID, *planID, *dir, stdout)
+		return runEnvelopeExport(ctx, &cfg, *handoffID, *planID, *dir, stdout)
 	case "import":
 		if err := parse(); err != nil {
 			return err
@@ -81,7 +81,7 @@ func runEnvelope(ctx context.Context, args []string, getenv func(string) string,
 		if fs.NArg() != 1 {
 			return usageErr("name exactly one FILE")
 		}
-		return runEnvelopeImport(ctx, cfg.DB, fs.Arg(0), stdout, stderr)
+		return runEnvelopeImport(ctx, &cfg, fs.Arg(0), stdout, stderr)
 	}
 	return usageErr("unknown command %q", cmd)
 }
@@ -128,19 +128,19 @@ func readEnvelopes(name string) ([]envelopeFile, error) {
 	return []envelopeFile{{name: name, data: data, bundle: bundle}}, nil
 }
 
-// openExisting opens the database at path if there is one: validation
-// looks snapshots and plans up in it, but never creates it.
-func openExisting(ctx context.Context, path string) (*store.DB, error) {
-	if _, err := os.Stat(path); err != nil {
+// openExisting opens the configured database if there is one: validation
+// looks snapshots and plans up in it, but never creates a SQLite file.
+func openExisting(ctx context.Context, cfg *config) (*store.DB, error) {
+	if _, err := os.Stat(cfg.DB); err != nil && !store.IsPostgresURL(cfg.DB) {
 		return nil, nil
 	}
-	return store.Open(ctx, path)
+	return cfg.openDB(ctx)
 }
 
 // runEnvelopeValidate prints one line per problem ("FILE: path: message")
 // and returns exit code 1 if there was any, or a file could not be read.
-func runEnvelopeValidate(ctx context.Context, dbPath string, names []string, stdout, stderr io.Writer) error {
-	db, err := openExisting(ctx, dbPath)
+func runEnvelopeValidate(ctx context.Context, cfg *config, names []string, stdout, stderr io.Writer) error {
+	db, err := openExisting(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -177,8 +177,8 @@ func runEnvelopeValidate(ctx context.Context, dbPath string, names []string, std
 }
 
 // runEnvelopeExport writes an export's files under dir and prints their paths.
-func runEnvelopeExport(ctx context.Context, dbPath, handoffID, planID, dir string, stdout io.Writer) error {
-	db, err := store.Open(ctx, dbPath)
+func runEnvelopeExport(ctx context.Context, cfg *config, handoffID, planID, dir string, stdout io.Writer) error {
+	db, err := cfg.openDB(ctx)
 	if err != nil {
 		return err
 	}
@@ -215,12 +215,12 @@ func runEnvelopeExport(ctx context.Context, dbPath, handoffID, planID, dir strin
 }
 
 // runEnvelopeImport imports the envelopes of a file and prints what each made.
-func runEnvelopeImport(ctx context.Context, dbPath, name string, stdout, stderr io.Writer) error {
+func runEnvelopeImport(ctx context.Context, cfg *config, name string, stdout, stderr io.Writer) error {
 	files, err := readEnvelopes(name)
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, dbPath)
+	db, err := cfg.openDB(ctx)
 	if err != nil {
 		return err
 	}

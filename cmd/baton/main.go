@@ -1,9 +1,10 @@
 // Command baton serves Baton: brainstorm with an AI, hand the decisions to
 // a plan agent, and keep them as workspace memory.
 //
-//	baton [serve] [--addr A] [--db PATH] [--provider P] [--model M]
+//	baton [serve] [--addr A] [--db PATH|URL] [--provider P] [--model M]
 //	baton extract [--provider P] FILE
-//	baton migrate [--db PATH]
+//	baton migrate [--db PATH|URL]
+//	baton migrate-data --from PATH --to URL
 //	baton envelope validate|export|import …
 //	baton version
 package main
@@ -56,6 +57,7 @@ Commands:
   serve     serve the web app (the default)
   extract   extract decisions, files and risks from a transcript (JSON) and print them
   migrate   create or upgrade the database, then exit
+  migrate-data  copy a SQLite installation into an empty PostgreSQL database
   user      add or list accounts (baton user add|list)
   token     create, list or revoke API tokens (baton token create|list|revoke)
   envelope  validate, export or import handoff envelopes (baton envelope help)
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return runServe(ctx, args, getenv, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, args, getenv, stdout, stderr)
+	case "migrate-data":
+		return runMigrateData(ctx, args, getenv, stdout, stderr)
 	case "envelope":
 		return runEnvelope(ctx, args, getenv, stdout, stderr)
 	case "extract":
@@ -147,7 +151,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, cfg.DB)
+	db, err := cfg.openDB(ctx)
 	if err != nil {
 		return err
 	}
@@ -163,7 +167,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 
-	key, err := sessionKey(ctx, db)
+	key, err := sessionKey(ctx, db, cfg.SessionKey)
 	if err != nil {
 		return err
 	}
@@ -200,7 +204,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	log.Info("baton ready", "url", "http://"+ln.Addr().String(), "provider", provider.Name(),
-		"model", provider.Model(), "db", cfg.DB, "version", version)
+		"model", provider.Model(), "db", db.Path(), "version", version)
 
 	select {
 	case err := <-errc:
@@ -230,21 +234,32 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	var cfg config
 	cfg.fromEnv(getenv)
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.StringVar(&cfg.DB, "db", cfg.DB, "SQLite database file (BATON_DB)")
+	fs.StringVar(&cfg.DB, "db", cfg.DB, dbUsage)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, cfg.DB)
+	db, err := cfg.openDB(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "database ready:", cfg.DB)
+	fmt.Fprintln(stdout, "database ready:", db.Path())
 	return db.Close()
 }
 
-// sessionKey returns the key that signs session cookies, made on first use
-// and kept in the database so that sessions survive restarts.
-func sessionKey(ctx context.Context, db *store.DB) ([]byte, error) {
+// sessionKey returns the key that signs session cookies: BATON_SESSION_KEY
+// when set (instances behind one load balancer must share it), else a key
+// made on first use and kept in the database, so that sessions survive
+// restarts and every instance on one database reads the same key.
+func sessionKey(ctx context.Context, db *store.DB, configured string) ([]byte, error) {
+	if configured != "" {
+		if b, err := hex.DecodeString(configured); err == nil && len(b) >= 32 {
+			return b, nil
+		}
+		if len(configured) < 32 {
+			return nil, &exitCodeError{code: 2, err: errors.New("BATON_SESSION_KEY is too short: set at least 32 random characters, e.g. the output of `openssl rand -hex 32`")}
+		}
+		return []byte(configured), nil
+	}
 	b := make([]byte, 32)
 	rand.Read(b)
 	v, err := db.EnsureSetting(ctx, "session_key", hex.EncodeToString(b))

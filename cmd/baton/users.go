@@ -26,7 +26,7 @@ const userUsage = `usage: baton user <add|list> [flags]
   baton user list
       lists accounts with their workspaces and roles.
 
-Every subcommand takes --db PATH (BATON_DB).`
+Every subcommand takes --db PATH or a postgres:// URL (BATON_DB).`
 
 const tokenUsage = `usage: baton token <create|list|revoke> [flags]
 
@@ -38,7 +38,7 @@ const tokenUsage = `usage: baton token <create|list|revoke> [flags]
   baton token revoke ID
       revokes a token for good.
 
-Every subcommand takes --db PATH (BATON_DB).`
+Every subcommand takes --db PATH or a postgres:// URL (BATON_DB).`
 
 // cliFail reports a failure of command cmd on stderr and returns it with
 // exit code 1.
@@ -64,10 +64,6 @@ func subcommand(args []string, usage string, stdout, stderr io.Writer) (string, 
 	return args[0], args[1:], nil
 }
 
-// openForCLI opens the database named by --db or BATON_DB.
-func openForCLI(ctx context.Context, path string) (*store.DB, error) {
-	return store.Open(ctx, path)
-}
 
 // runUser implements `baton user add|list`.
 func runUser(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -78,7 +74,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 	var cfg config
 	cfg.fromEnv(getenv)
 	fs := flag.NewFlagSet("user "+sub, flag.ContinueOnError)
-	fs.StringVar(&cfg.DB, "db", cfg.DB, "SQLite database file (BATON_DB)")
+	fs.StringVar(&cfg.DB, "db", cfg.DB, dbUsage)
 	switch sub {
 	case "add":
 		email := fs.String("email", "", "the account's email address (required)")
@@ -96,7 +92,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		if err != nil {
 			return cliFail(stderr, "user add", err)
 		}
-		db, err := openForCLI(ctx, cfg.DB)
+		db, err := cfg.openDB(ctx)
 		if err != nil {
 			return err
 		}
@@ -115,7 +111,7 @@ func runUser(ctx context.Context, args []string, getenv func(string) string, std
 		if err := parseFlags(fs, args, stderr); err != nil {
 			return err
 		}
-		db, err := openForCLI(ctx, cfg.DB)
+		db, err := cfg.openDB(ctx)
 		if err != nil {
 			return err
 		}
@@ -168,7 +164,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 	var cfg config
 	cfg.fromEnv(getenv)
 	fs := flag.NewFlagSet("token "+sub, flag.ContinueOnError)
-	fs.StringVar(&cfg.DB, "db", cfg.DB, "SQLite database file (BATON_DB)")
+	fs.StringVar(&cfg.DB, "db", cfg.DB, dbUsage)
 	switch sub {
 	case "create":
 		email := fs.String("email", "", "the user the token acts for (required)")
@@ -187,7 +183,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		if err != nil {
 			return cliFail(stderr, "token create", err)
 		}
-		db, err := openForCLI(ctx, cfg.DB)
+		db, err := cfg.openDB(ctx)
 		if err != nil {
 			return err
 		}
@@ -214,7 +210,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 		if err := parseFlags(fs, args, stderr); err != nil {
 			return err
 		}
-		db, err := openForCLI(ctx, cfg.DB)
+		db, err := cfg.openDB(ctx)
 		if err != nil {
 			return err
 		}
@@ -256,7 +252,7 @@ func runToken(ctx context.Context, args []string, getenv func(string) string, st
 			fs.Usage()
 			return &exitCodeError{code: 2, err: errors.New("want exactly one token ID"), reported: true}
 		}
-		db, err := openForCLI(ctx, cfg.DB)
+		db, err := cfg.openDB(ctx)
 		if err != nil {
 			return err
 		}
