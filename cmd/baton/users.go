@@ -64,7 +64,6 @@ func subcommand(args []string, usage string, stdout, stderr io.Writer) (string, 
 	return args[0], args[1:], nil
 }
 
-
 // runUser implements `baton user add|list`.
 func runUser(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	sub, args, err := subcommand(args, userUsage, stdout, stderr)
