@@ -182,3 +182,8 @@ func rebind(q string) string {
 	}
 	return out
 }
+
+// Shared reports whether several instances may serve this database at
+// once (PostgreSQL): what they must agree on (jobs, rate limits) then
+// lives in the database instead of one process's memory.
+func (db *DB) Shared() bool { return db.eng == enginePostgres }

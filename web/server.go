@@ -19,7 +19,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"github.com/baton-dev/baton/agent"
 	"github.com/baton-dev/baton/static"
@@ -184,9 +183,7 @@ func New(cfg Config) *Server {
 	s.gzip = gz(e)
 
 	modelLimit := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(cfg.ModelRate), Burst: max(1, int(10*cfg.ModelRate)), ExpiresIn: 3 * time.Minute,
-		}),
+		Store:               s.limiterStore("model", cfg.ModelRate, max(1, int(10*cfg.ModelRate))),
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
 			return echo.NewHTTPError(http.StatusTooManyRequests, "Too many requests to the model at once. Wait a few seconds and try again.")

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"github.com/baton-dev/baton/store"
 	"github.com/baton-dev/baton/views"
@@ -23,9 +21,7 @@ import (
 // shareRoutes registers the share routes on e.
 func (s *Server) shareRoutes(e *echo.Echo, perSecond float64) {
 	limit := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(perSecond), Burst: max(1, int(5*perSecond)), ExpiresIn: 3 * time.Minute,
-		}),
+		Store:               s.limiterStore("share", perSecond, max(1, int(5*perSecond))),
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
 			return store.Errorf(store.ERATELIMITED, "Too many requests for shared links. Wait a minute and try again.")

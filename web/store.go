@@ -25,6 +25,7 @@ type Store interface {
 	reviewStore
 	threadHandoffStore
 	envelopeStore
+	rateStore
 }
 
 // envelopeStore serves handoff envelopes: export, validation and import,
