@@ -88,7 +88,7 @@ func TestSearchTokenizer(t *testing.T) {
 		{[]string{"session store"}, false, []string{ids[2]}},
 		{[]string{"store session"}, false, nil},
 		{[]string{"token", "keys"}, true, []string{ids[0], ids[2]}}, // as often, the shorter first
-		{[]string{"!!", "token"}, false, []string{ids[0]}}, // a term with no word is left out
+		{[]string{"!!", "token"}, false, []string{ids[0]}},          // a term with no word is left out
 		{[]string{"!!", "token"}, true, []string{ids[0]}},
 		{[]string{`token" OR "keys`}, false, nil},
 		{[]string{`'token' | keys`}, false, nil},
