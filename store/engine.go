@@ -138,8 +138,9 @@ var (
 
 const maxRebound = 4096
 
-// rebind rewrites the ? parameters of q to PostgreSQL's $1, $2…, leaving
-// string literals, quoted identifiers and comments alone.
+// rebind rewrites the ? parameters of q to PostgreSQL's $1, $2… (and a
+// numbered ?NNN to $NNN), leaving string literals, quoted identifiers and
+// comments alone.
 func rebind(q string) string {
 	if v, ok := rebound.Load(q); ok {
 		return v.(string)
@@ -166,6 +167,9 @@ func rebind(q string) string {
 			}
 			b.WriteString(q[i : i+j])
 			i += j - 1
+		case c == '?' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			// ?NNN names a parameter by number, as $NNN does.
+			b.WriteByte('$')
 		case c == '?':
 			n++
 			b.WriteByte('$')

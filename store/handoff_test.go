@@ -1002,7 +1002,8 @@ func TestFreezeRefused(t *testing.T) {
 }
 
 // TestSnapshotsImmutableInSQL goes around the store: even plain SQL on the
-// same file cannot change or remove a snapshot.
+// same database (the file, or the PostgreSQL database) cannot change or
+// remove a snapshot.
 func TestSnapshotsImmutableInSQL(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.MustOpen(t)
@@ -1013,19 +1014,40 @@ func TestSnapshotsImmutableInSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	raw, err := sql.Open("sqlite", "file:"+db.Path()+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)")
+	var raw *sql.DB
+	var refused []string // statements the triggers must refuse; ? is the snapshot's id
+	if storetest.OnPostgres() {
+		// Path is the URL without its password; the test server has none.
+		raw, err = sql.Open("pgx", db.Path())
+		refused = []string{
+			`UPDATE snapshots SET payload = '{}' WHERE id = $1`,
+			`UPDATE snapshots SET sha256 = 'forged' WHERE id = $1`,
+			`DELETE FROM snapshots WHERE id = $1`,
+			`INSERT INTO snapshots (id, handoff_id, payload, sha256, created_at)
+			 SELECT id, handoff_id, '{}', 'forged', created_at FROM snapshots WHERE id = $1
+			 ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, sha256 = excluded.sha256`,
+			`TRUNCATE snapshots CASCADE`,
+		}
+	} else {
+		raw, err = sql.Open("sqlite", "file:"+db.Path()+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)")
+		refused = []string{
+			`UPDATE snapshots SET payload = '{}' WHERE id = ?`,
+			`UPDATE snapshots SET sha256 = 'forged' WHERE id = ?`,
+			`DELETE FROM snapshots WHERE id = ?`,
+			`INSERT OR REPLACE INTO snapshots (id, handoff_id, payload, sha256, created_at)
+			 SELECT id, handoff_id, '{}', 'forged', created_at FROM snapshots WHERE id = ?`,
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	for _, q := range []string{
-		`UPDATE snapshots SET payload = '{}' WHERE id = ?`,
-		`UPDATE snapshots SET sha256 = 'forged' WHERE id = ?`,
-		`DELETE FROM snapshots WHERE id = ?`,
-		`INSERT OR REPLACE INTO snapshots (id, handoff_id, payload, sha256, created_at)
-		 SELECT id, handoff_id, '{}', 'forged', created_at FROM snapshots WHERE id = ?`,
-	} {
-		_, err := raw.ExecContext(ctx, q, sn.ID)
+	for _, q := range refused {
+		var args []any
+		if strings.Contains(q, "?") || strings.Contains(q, "$1") {
+			args = []any{sn.ID}
+		}
+		_, err := raw.ExecContext(ctx, q, args...)
 		if err == nil || !strings.Contains(err.Error(), "immutable") {
 			t.Fatalf("%s: err=%v, want the trigger to refuse it", q, err)
 		}

@@ -530,7 +530,7 @@ func writeRelationships(ctx context.Context, tx *txn, workspaceID string, edges 
 			`INSERT INTO relationships (id, workspace_id, type, source, target, count, first_seen, last_seen)
 			 VALUES (?, ?, ?, ?, ?, 1, ?, ?)
 			 ON CONFLICT (workspace_id, type, source, target)
-			 DO UPDATE SET count = count + 1, last_seen = excluded.last_seen`,
+			 DO UPDATE SET count = relationships.count + 1, last_seen = excluded.last_seen`,
 			newID(), workspaceID, k.typ, k.source, k.target, formatTime(now), formatTime(now)); err != nil {
 			return 0, err
 		}

@@ -120,7 +120,11 @@ func (db *DB) FindDecisionRecords(ctx context.Context, f DecisionRecordFilter) (
 	if err := checkTerms(f.Terms); err != nil {
 		return nil, err
 	}
-	out, err := searchDecisionRecords(ctx, db.read, db.workspace(f.WorkspaceID), ftsMatch(f.Terms, f.AnyTerm),
+	search, match := searchDecisionRecords, ftsMatch(f.Terms, f.AnyTerm)
+	if db.eng == enginePostgres {
+		search, match = searchDecisionRecordsPostgres, tsMatch(f.Terms, f.AnyTerm)
+	}
+	out, err := search(ctx, db.read, db.workspace(f.WorkspaceID), match,
 		strings.Trim(f.Scope, "/"), f.ExactScope, f.Status, searchLimit(f.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("find decision records: %w", err)
@@ -308,7 +312,11 @@ func (db *DB) FindLearnings(ctx context.Context, f LearningFilter) ([]*Learning,
 	if err := checkTerms(f.Terms); err != nil {
 		return nil, err
 	}
-	out, err := searchLearnings(ctx, db.read, db.workspace(f.WorkspaceID), ftsMatch(f.Terms, f.AnyTerm),
+	search, match := searchLearnings, ftsMatch(f.Terms, f.AnyTerm)
+	if db.eng == enginePostgres {
+		search, match = searchLearningsPostgres, tsMatch(f.Terms, f.AnyTerm)
+	}
+	out, err := search(ctx, db.read, db.workspace(f.WorkspaceID), match,
 		f.Kind, f.Path, searchLimit(f.Limit), !f.NoSnippet)
 	if err != nil {
 		return nil, fmt.Errorf("find learnings: %w", err)

@@ -2,18 +2,42 @@ package store
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/baton-dev/baton/store/internal/pgtest"
 )
 
+// TestMain stops the PostgreSQL server that mustOpen and storetest.MustOpen
+// start under BATON_TEST_DB=postgres once the tests end.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
 // mustOpen is storetest.MustOpen for the tests inside this package, which
-// cannot import storetest (it imports store).
+// cannot import storetest (it imports store): a fresh SQLite file, or a
+// fresh PostgreSQL database under BATON_TEST_DB=postgres.
 func mustOpen(tb testing.TB) *DB {
 	tb.Helper()
-	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "baton.db"))
+	dsn := filepath.Join(tb.TempDir(), "baton.db")
+	if pgtest.Enabled() {
+		dsn = pgtest.FreshDatabase(tb, migrateTemplate)
+	}
+	db, err := Open(context.Background(), dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+// onPostgres reports whether mustOpen opens PostgreSQL databases.
+func onPostgres() bool { return pgtest.Enabled() }
+
+// migrateTemplate makes the database that mustOpen copies for each test.
+func migrateTemplate(url string) error {
+	db, err := Open(context.Background(), url)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }

@@ -8,23 +8,36 @@ import (
 	"testing"
 )
 
-// violationOf reads the driver's result codes: each kind of constraint a
-// real SQLite reports is recognised, and nothing else is.
+// violationOf reads the driver's codes: each kind of constraint a real
+// database reports (SQLite's extended result codes, PostgreSQL's SQLSTATE)
+// is recognised, and nothing else is.
 func TestViolationOf(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "v.db"), "immediate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range []string{
+	var db *sql.DB
+	setup := []string{
 		`CREATE TABLE parents (id TEXT PRIMARY KEY)`,
 		`CREATE TABLE kids (id TEXT PRIMARY KEY, name TEXT UNIQUE, age INTEGER CHECK (age >= 0) NOT NULL DEFAULT 0,
 		                    parent_id TEXT REFERENCES parents(id))`,
-		`CREATE TRIGGER frozen BEFORE DELETE ON parents BEGIN SELECT RAISE(ABORT, 'parents are immutable'); END`,
+	}
+	if onPostgres() {
+		db = mustOpen(t).write.db
+		setup = append(setup,
+			`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+			 BEGIN RAISE EXCEPTION 'parents are immutable' USING ERRCODE = 'check_violation'; END $$`,
+			`CREATE TRIGGER frozen BEFORE DELETE ON parents FOR EACH ROW EXECUTE FUNCTION refuse()`)
+	} else {
+		var err error
+		if db, err = sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "v.db"), "immediate")); err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		setup = append(setup,
+			`CREATE TRIGGER frozen BEFORE DELETE ON parents BEGIN SELECT RAISE(ABORT, 'parents are immutable'); END`)
+	}
+	for _, q := range append(setup,
 		`INSERT INTO parents (id) VALUES ('p')`,
 		`INSERT INTO kids (id, name) VALUES ('k', 'Ada')`,
-	} {
+	) {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

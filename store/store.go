@@ -359,7 +359,7 @@ func (db *DB) EnsureSetting(ctx context.Context, key, value string) (string, err
 	var v string
 	err := db.write.QueryRowContext(ctx,
 		`INSERT INTO settings (key, value) VALUES (?, ?)
-		 ON CONFLICT (key) DO UPDATE SET value = value
+		 ON CONFLICT (key) DO UPDATE SET value = settings.value
 		 RETURNING value`, key, value).Scan(&v)
 	return v, err
 }

@@ -196,7 +196,7 @@ func TestConcurrentWriters(t *testing.T) {
 	db := storetest.MustOpen(t)
 	th, _ := db.CreateThread(ctx, store.ThreadCreate{Title: "t"})
 	var wg sync.WaitGroup
-	errs := make(chan error, 8*25)
+	errs := make(chan error, 2*8*25) // room for every call to fail, so that no writer blocks
 	for w := range 8 {
 		wg.Go(func() {
 			for i := range 25 {

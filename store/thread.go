@@ -105,7 +105,7 @@ func (db *DB) FindThreads(ctx context.Context, f ThreadFilter) ([]*Thread, error
 	}
 	threads, err := scanAll(scanThread)(db.read.QueryContext(ctx,
 		`SELECT `+threadColumns+`, (SELECT COUNT(*) FROM messages m WHERE m.thread_id = threads.id)
-		 FROM threads WHERE workspace_id = ? AND deleted_at IS NULL AND (archived_at IS NOT NULL) = ?
+		 FROM threads WHERE workspace_id = ? AND deleted_at IS NULL AND (CASE WHEN archived_at IS NULL THEN 0 ELSE 1 END) = ?
 		 ORDER BY updated_at DESC, id DESC LIMIT ?`, f.WorkspaceID, f.Archived, f.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("find threads: %w", err)

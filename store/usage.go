@@ -18,7 +18,7 @@ import (
 func (db *DB) TokensUsed(ctx context.Context, workspaceID string, since time.Time) (int64, error) {
 	var n int64
 	err := db.read.QueryRowContext(ctx,
-		`SELECT COALESCE(SUM(tokens), 0) FROM (
+		`SELECT CAST(COALESCE(SUM(tokens), 0) AS BIGINT) FROM (
 		     SELECT m.input_tokens + m.output_tokens AS tokens
 		     FROM messages m JOIN threads t ON t.id = m.thread_id
 		     WHERE t.workspace_id = ? AND m.role = 'assistant' AND m.created_at >= ?
@@ -33,7 +33,7 @@ func (db *DB) TokensUsed(ctx context.Context, workspaceID string, since time.Tim
 		     UNION ALL
 		     SELECT th.tokens_used FROM thread_handoffs th
 		     WHERE th.workspace_id = ? AND th.created_at >= ?
-		 )`,
+		 ) AS used`,
 		workspaceID, formatTime(since), workspaceID, formatTime(since), workspaceID, formatTime(since),
 		workspaceID, formatTime(since)).Scan(&n)
 	if err != nil {

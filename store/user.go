@@ -159,11 +159,11 @@ func (db *DB) ListUsers(ctx context.Context) ([]*User, error) {
 // HasUsers reports whether any account exists: false until the instance
 // is set up.
 func (db *DB) HasUsers(ctx context.Context) (bool, error) {
-	var n int
-	if err := db.readRow(ctx, `SELECT EXISTS (SELECT 1 FROM users)`).Scan(&n); err != nil {
+	var has bool // SQLite's EXISTS is 0 or 1, PostgreSQL's a boolean: Scan takes both
+	if err := db.readRow(ctx, `SELECT EXISTS (SELECT 1 FROM users)`).Scan(&has); err != nil {
 		return false, fmt.Errorf("count users: %w", err)
 	}
-	return n == 1, nil
+	return has, nil
 }
 
 // AuthenticateUser returns the user with email if password is theirs.

@@ -1,6 +1,16 @@
-// Package storetest helps tests run against a real store: a fresh SQLite
+// Package storetest helps tests run against a real store: a fresh
 // database per test and the fixtures many tests share. Only tests import
 // it, so the testing package never reaches the baton binary.
+//
+// The database is SQLite in a temporary folder, or with
+// BATON_TEST_DB=postgres a fresh database on a PostgreSQL server that the
+// test binary starts once. A package whose tests call MustOpen opts in to
+// PostgreSQL by stopping that server when its tests end:
+//
+//	func TestMain(m *testing.M) { os.Exit(storetest.Main(m)) }
+//
+// Without it the server still stops when the test binary exits, a moment
+// later.
 package storetest
 
 import (
@@ -9,18 +19,42 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/internal/pgtest"
 )
 
-// MustOpen opens a fresh database in a temporary folder for a test or
-// benchmark and closes it when the test ends.
+// MustOpen opens a fresh database for a test or benchmark and closes it
+// when the test ends: SQLite in a temporary folder, or a PostgreSQL
+// database under BATON_TEST_DB=postgres (skipped when PostgreSQL is not
+// installed, failed under CI=true).
 func MustOpen(tb testing.TB) *store.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "baton.db"))
+	dsn := filepath.Join(tb.TempDir(), "baton.db")
+	if pgtest.Enabled() {
+		dsn = pgtest.FreshDatabase(tb, migrate)
+	}
+	db, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+// OnPostgres reports whether MustOpen opens PostgreSQL databases
+// (BATON_TEST_DB=postgres) rather than SQLite files.
+func OnPostgres() bool { return pgtest.Enabled() }
+
+// Main runs a package's tests and then stops the PostgreSQL server that
+// MustOpen started, if it did; it returns the exit code for os.Exit.
+func Main(m *testing.M) int { return pgtest.Main(m) }
+
+// migrate makes the template database that MustOpen copies for each test.
+func migrate(url string) error {
+	db, err := store.Open(context.Background(), url)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }
 
 // Items describes a handoff for NewHandoff and FrozenSnapshot. A file with
