@@ -56,10 +56,13 @@ func CopyDatabase(ctx context.Context, src, dst *DB) (*CopyReport, error) {
 		if _, err := tx.ExecContext(ctx, `SET CONSTRAINTS ALL DEFERRED`); err != nil {
 			return err
 		}
-		names := sortedKeys(tables)
-		if _, err := tx.ExecContext(ctx, `TRUNCATE `+strings.Join(quoteAll(names), ", ")+` CASCADE`); err != nil {
-			return err
+		// What Open wrote into the new database makes way for the source's.
+		for _, q := range []string{`DELETE FROM settings`, `DELETE FROM workspaces`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
 		}
+		names := sortedKeys(tables)
 		for _, name := range names {
 			cols, ok := srcTables[name]
 			if !ok {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +59,39 @@ func TestSessionKey(t *testing.T) {
 	again, err := sessionKey(ctx, db, "")
 	if err != nil || !bytes.Equal(first, again) {
 		t.Fatalf("second read of the stored key = %x, want %x", again, first)
+	}
+}
+
+// baton migrate-data copies an installation and prints the counts; a
+// second run into the now full database is refused; bad arguments exit 2.
+func TestMigrateData(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "baton.db")
+	src, err := store.Open(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.FrozenSnapshot(t, src, storetest.Items{Decisions: storetest.Decisions("Use Postgres.")})
+	src.Close()
+	url := storetest.StartPostgres(t)
+
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"migrate-data", "--from", file, "--to", url}, env(), nil, &out, &errOut); err != nil {
+		t.Fatalf("migrate-data: %v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"snapshots", "decisions", "1 snapshots verified (sha256)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	err = run(ctx, []string{"migrate-data", "--from", file, "--to", url}, env(), nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("second copy: %v, want a refusal naming a non-empty target", err)
+	}
+	for _, args := range [][]string{{"--from", file, "--to", file}, {"--from", url, "--to", url}, {"--from", file + ".missing", "--to", url}} {
+		var ec *exitCodeError
+		if err := run(ctx, append([]string{"migrate-data"}, args...), env(), nil, io.Discard, io.Discard); !errors.As(err, &ec) || ec.code != 2 {
+			t.Errorf("migrate-data %v: %v, want exit code 2", args, err)
+		}
 	}
 }
