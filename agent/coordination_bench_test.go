@@ -41,8 +41,15 @@ func seedCoordination(b *testing.B, db *store.DB) {
 // "scoped" hands off one package's work (about 180 decisions and 130
 // warnings and findings match); "project" has no scope, so every active
 // record and every warning and finding is cited (about 15,700 ids).
+//
+// It runs on SQLite and on PostgreSQL (sqlite/…, postgres/…).
 func BenchmarkCreateHandoff(b *testing.B) {
-	db := storetest.MustOpen(b)
+	for _, eng := range storetest.Engines() {
+		b.Run(eng.Name, func(b *testing.B) { benchCreateHandoff(b, eng.Open(b)) })
+	}
+}
+
+func benchCreateHandoff(b *testing.B, db *store.DB) {
 	seedCoordination(b, db)
 	ctx := context.Background()
 	for _, bc := range []struct{ name, scope string }{{"scoped", "src/dir07/pkg2/"}, {"project", ""}} {

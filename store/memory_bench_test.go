@@ -3,11 +3,14 @@ package store
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-dev/baton/store/internal/pgtest"
 )
 
 func TestFTS5Available(t *testing.T) {
@@ -243,9 +246,27 @@ func (v *benchVocabulary) sentence() string {
 // mid-frequency, multi-word and very common queries, half filtered to
 // active records. It reports the p50 and p99 latency of all searches and of
 // the very common term ("service", in ~70% of records) alone.
+//
+// It runs on SQLite and on PostgreSQL (sqlite/…, postgres/…) in one run.
 func BenchmarkSearchDecisionRecords100k(b *testing.B) {
+	engines := map[string]func(testing.TB) string{
+		"sqlite":   func(tb testing.TB) string { return filepath.Join(tb.TempDir(), "baton.db") },
+		"postgres": func(tb testing.TB) string { return pgtest.FreshDatabase(tb, migrateTemplate) },
+	}
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			db, err := Open(context.Background(), engines[name](b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { db.Close() })
+			benchSearchDecisionRecords100k(b, db)
+		})
+	}
+}
+
+func benchSearchDecisionRecords100k(b *testing.B, db *DB) {
 	ctx := context.Background()
-	db := mustOpen(b)
 	v := newBenchVocabulary()
 	scopes := []string{"project", "src/auth", "src/api", "src/db", "web", "agent", "store", "infra/k8s"}
 	started := time.Now()

@@ -153,8 +153,16 @@ func seedRealReview(b *testing.B, db *store.DB) *store.Handoff {
 // the same run (DESIGN: each page at ≥ 0.15 of hello-world), then offers
 // each page a steady 500 req/s and reports its p99 (DESIGN: ≤ 10 ms). One
 // op is one whole measurement round; read the custom metrics.
+//
+// It runs on SQLite and on PostgreSQL (sqlite/…, postgres/…), each beside
+// its own hello-world.
 func BenchmarkRealPages(b *testing.B) {
-	db := storetest.MustOpen(b)
+	for _, eng := range storetest.Engines() {
+		b.Run(eng.Name, func(b *testing.B) { benchRealPages(b, eng.Open(b)) })
+	}
+}
+
+func benchRealPages(b *testing.B, db *store.DB) {
 	thread := seedRealBrainstorm(b, db)
 	handoff := seedRealReview(b, db)
 	srv := newBenchServer(b, db, offline.New())

@@ -29,9 +29,16 @@ import (
 // stream, model call and connection must end with its request. The one
 // exception is regexp2's clock (chroma's highlighting), which stops by
 // itself about a second after the last match.
+// The PostgreSQL server that benchmarks and BATON_TEST_DB=postgres share
+// is stopped first, so that its connections are not counted.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
+	goleak.VerifyTestMain(stopPostgresAfter{m}, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
 }
+
+// stopPostgresAfter runs the tests, then stops storetest's shared server.
+type stopPostgresAfter struct{ m *testing.M }
+
+func (s stopPostgresAfter) Run() int { return storetest.Main(s.m) }
 
 // testApp is a real server on real SQLite, served over a loopback listener.
 type testApp struct {
