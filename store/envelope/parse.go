@@ -1,8 +1,9 @@
 package envelope
 
 import (
-	"bytes"
+	"encoding/binary"
 	"fmt"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -12,20 +13,24 @@ import (
 // envelope once into nodes and reads every field from them, so that a large
 // string (a plan's markdown) is scanned once instead of once per level of
 // encoding/json's nested Unmarshal calls.
+//
+// A node's text, and its key, are substrings of one string copy of the
+// input, so that reading a plain string (no escapes, valid UTF-8) or a
+// member name allocates nothing.
 type node struct {
 	kind  byte // '{', '[', '"', '0' (a number), 't', 'f', 'n' (null)
-	raw   []byte
-	keys  []string // objects
-	vals  []*node  // objects: the member values; arrays: the items
-	plain bool     // strings: no escapes and valid UTF-8, so raw[1:len-1] is the value
+	plain bool // strings: no escapes and valid UTF-8, so raw[1:len-1] is the value
+	raw   string
+	key   string // the member name of an object's member value
+	vals  []node // objects: the member values, in order; arrays: the items
 }
 
 // member returns the value of the last member named key (the one
 // encoding/json would keep), or nil.
 func (n *node) member(key string) *node {
-	for i := len(n.keys) - 1; i >= 0; i-- {
-		if n.keys[i] == key {
-			return n.vals[i]
+	for i := len(n.vals) - 1; i >= 0; i-- {
+		if n.vals[i].key == key {
+			return &n.vals[i]
 		}
 	}
 	return nil
@@ -34,7 +39,7 @@ func (n *node) member(key string) *node {
 // str returns a string node's value.
 func (n *node) str() string {
 	if n.plain {
-		return string(n.raw[1 : len(n.raw)-1])
+		return n.raw[1 : len(n.raw)-1]
 	}
 	return unquote(n.raw[1 : len(n.raw)-1])
 }
@@ -42,28 +47,29 @@ func (n *node) str() string {
 // unquote decodes the inside of a JSON string the parser checked, as
 // encoding/json does: escapes decoded, invalid UTF-8 and lone surrogates
 // replaced by U+FFFD.
-func unquote(s []byte) string {
-	b := make([]byte, 0, len(s))
+func unquote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s)) // escapes shorten a string; only invalid UTF-8 lengthens it
 	for len(s) > 0 {
-		j := bytes.IndexByte(s, '\\')
+		j := strings.IndexByte(s, '\\')
 		if j < 0 {
 			j = len(s)
 		}
-		b = appendValid(b, s[:j])
+		writeValid(&b, s[:j])
 		if s = s[j:]; len(s) == 0 {
 			break
 		}
 		switch s[1] {
 		case 'b':
-			b = append(b, '\b')
+			b.WriteByte('\b')
 		case 'f':
-			b = append(b, '\f')
+			b.WriteByte('\f')
 		case 'n':
-			b = append(b, '\n')
+			b.WriteByte('\n')
 		case 'r':
-			b = append(b, '\r')
+			b.WriteByte('\r')
 		case 't':
-			b = append(b, '\t')
+			b.WriteByte('\t')
 		case 'u':
 			r := hex4(s[2:6])
 			s = s[4:] // s[1] is the last hex digit
@@ -79,36 +85,37 @@ func unquote(s []byte) string {
 					r = utf8.RuneError
 				}
 			}
-			b = utf8.AppendRune(b, r)
+			b.WriteRune(r)
 		default: // " \\ /
-			b = append(b, s[1])
+			b.WriteByte(s[1])
 		}
 		s = s[2:]
 	}
-	return string(b)
+	return b.String()
 }
 
-// appendValid appends s, with each byte of invalid UTF-8 as U+FFFD.
-func appendValid(b, s []byte) []byte {
-	if utf8.Valid(s) {
-		return append(b, s...)
+// writeValid writes s, with each byte of invalid UTF-8 as U+FFFD.
+func writeValid(b *strings.Builder, s string) {
+	if utf8.ValidString(s) {
+		b.WriteString(s)
+		return
 	}
 	for len(s) > 0 {
-		r, size := utf8.DecodeRune(s)
+		r, size := utf8.DecodeRuneInString(s)
 		if r == utf8.RuneError && size == 1 {
-			b = utf8.AppendRune(b, utf8.RuneError)
+			b.WriteRune(utf8.RuneError)
 		} else {
-			b = append(b, s[:size]...)
+			b.WriteString(s[:size])
 		}
 		s = s[size:]
 	}
-	return b
 }
 
 // hex4 reads four hex digits the parser checked.
-func hex4(h []byte) rune {
+func hex4(h string) rune {
 	var r rune
-	for _, c := range h {
+	for i := range 4 {
+		c := h[i]
 		switch {
 		case c >= '0' && c <= '9':
 			c -= '0'
@@ -131,46 +138,22 @@ type syntaxError struct {
 	msg    string
 }
 
+// parser reads JSON text into nodes. The members and items of the
+// containers it is inside collect on stack; when a container closes they
+// move to arena, a few large blocks shared by all containers, instead of
+// each container growing a slice of its own.
 type parser struct {
-	data []byte
-	i    int
-	slab []node // nodes are allocated in blocks
-	// keys holds each plain member name once: an envelope repeats a few
-	// names thousands of times.
-	keys map[string]string
+	data  []byte
+	src   string // data, copied once: the nodes' text
+	i     int
+	stack []node
+	arena []node
 }
 
-// key returns the member name k, a string node.
-func (p *parser) key(k *node) string {
-	if !k.plain {
-		return k.str()
-	}
-	raw := k.raw[1 : len(k.raw)-1]
-	if s, ok := p.keys[string(raw)]; ok {
-		return s
-	}
-	if p.keys == nil {
-		p.keys = make(map[string]string)
-	}
-	s := string(raw)
-	p.keys[s] = s
-	return s
-}
-
-// node returns a new node of the given kind.
-func (p *parser) node(kind byte) *node {
-	if len(p.slab) == cap(p.slab) {
-		p.slab = make([]node, 0, 256)
-	}
-	p.slab = p.slab[:len(p.slab)+1]
-	n := &p.slab[len(p.slab)-1]
-	n.kind = kind
-	return n
-}
-
-// parse parses data as one JSON value, or says where it breaks.
+// parse parses data as one JSON value, or says where it breaks. The nodes'
+// text is in a string copy of data, made once.
 func parse(data []byte) (*node, *syntaxError) {
-	p := &parser{data: data}
+	p := &parser{data: data, src: string(data)}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -180,7 +163,7 @@ func parse(data []byte) (*node, *syntaxError) {
 	if p.i < len(p.data) {
 		return nil, p.fail("unexpected %s after the top-level value", p.char())
 	}
-	return n, nil
+	return &n, nil
 }
 
 func (p *parser) fail(format string, args ...any) *syntaxError {
@@ -206,12 +189,28 @@ func (p *parser) space() {
 	}
 }
 
-func (p *parser) value(depth int) (*node, *syntaxError) {
+// children moves the nodes on the stack from mark on into the arena and
+// returns them.
+func (p *parser) children(mark int) []node {
+	k := len(p.stack) - mark
+	if k == 0 {
+		return nil
+	}
+	if cap(p.arena)-len(p.arena) < k {
+		p.arena = make([]node, 0, max(k, 1024))
+	}
+	start := len(p.arena)
+	p.arena = append(p.arena, p.stack[mark:]...)
+	p.stack = p.stack[:mark]
+	return p.arena[start:len(p.arena):len(p.arena)]
+}
+
+func (p *parser) value(depth int) (node, *syntaxError) {
 	if depth > maxDepth {
-		return nil, p.fail("nested too deeply")
+		return node{}, p.fail("nested too deeply")
 	}
 	if p.i >= len(p.data) {
-		return nil, p.fail("unexpected end of input, looking for a value")
+		return node{}, p.fail("unexpected end of input, looking for a value")
 	}
 	start := p.i
 	switch c := p.data[p.i]; {
@@ -222,18 +221,14 @@ func (p *parser) value(depth int) (*node, *syntaxError) {
 	case c == '"':
 		plain, err := p.string()
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n := p.node('"')
-		n.raw, n.plain = p.data[start:p.i], plain
-		return n, nil
+		return node{kind: '"', raw: p.src[start:p.i], plain: plain}, nil
 	case c == '-' || c >= '0' && c <= '9':
 		if err := p.number(); err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n := p.node('0')
-		n.raw = p.data[start:p.i]
-		return n, nil
+		return node{kind: '0', raw: p.src[start:p.i]}, nil
 	case c == 't':
 		return p.literal("true", 't')
 	case c == 'f':
@@ -241,54 +236,55 @@ func (p *parser) value(depth int) (*node, *syntaxError) {
 	case c == 'n':
 		return p.literal("null", 'n')
 	}
-	return nil, p.fail("unexpected %s, looking for a value", p.char())
+	return node{}, p.fail("unexpected %s, looking for a value", p.char())
 }
 
-func (p *parser) literal(word string, kind byte) (*node, *syntaxError) {
-	if !bytes.HasPrefix(p.data[p.i:], []byte(word)) {
-		return nil, p.fail("unexpected %s, looking for %s", p.char(), word)
+func (p *parser) literal(word string, kind byte) (node, *syntaxError) {
+	if !strings.HasPrefix(p.src[p.i:], word) {
+		return node{}, p.fail("unexpected %s, looking for %s", p.char(), word)
 	}
 	start := p.i
 	p.i += len(word)
-	n := p.node(kind)
-	n.raw = p.data[start:p.i]
-	return n, nil
+	return node{kind: kind, raw: p.src[start:p.i]}, nil
 }
 
-func (p *parser) object(depth int) (*node, *syntaxError) {
+func (p *parser) object(depth int) (node, *syntaxError) {
 	start := p.i
-	n := p.node('{')
 	p.i++ // {
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == '}' {
 		p.i++
-		n.raw = p.data[start:p.i]
-		return n, nil
+		return node{kind: '{', raw: p.src[start:p.i]}, nil
 	}
+	mark := len(p.stack)
 	for {
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
-			return nil, p.fail("unexpected %s, looking for a member name", p.char())
+			return node{}, p.fail("unexpected %s, looking for a member name", p.char())
 		}
 		ks := p.i
 		plain, err := p.string()
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		key := node{kind: '"', raw: p.data[ks:p.i], plain: plain}
+		key := p.src[ks+1 : p.i-1]
+		if !plain {
+			key = unquote(key)
+		}
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return nil, p.fail("unexpected %s after a member name, looking for ':'", p.char())
+			return node{}, p.fail("unexpected %s after a member name, looking for ':'", p.char())
 		}
 		p.i++
 		p.space()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n.keys, n.vals = append(n.keys, p.key(&key)), append(n.vals, v)
+		v.key = key
+		p.stack = append(p.stack, v)
 		p.space()
 		if p.i >= len(p.data) {
-			return nil, p.fail("unexpected end of input in an object")
+			return node{}, p.fail("unexpected end of input in an object")
 		}
 		switch p.data[p.i] {
 		case ',':
@@ -296,33 +292,31 @@ func (p *parser) object(depth int) (*node, *syntaxError) {
 			p.space()
 		case '}':
 			p.i++
-			n.raw = p.data[start:p.i]
-			return n, nil
+			return node{kind: '{', raw: p.src[start:p.i], vals: p.children(mark)}, nil
 		default:
-			return nil, p.fail("unexpected %s in an object, looking for ',' or '}'", p.char())
+			return node{}, p.fail("unexpected %s in an object, looking for ',' or '}'", p.char())
 		}
 	}
 }
 
-func (p *parser) array(depth int) (*node, *syntaxError) {
+func (p *parser) array(depth int) (node, *syntaxError) {
 	start := p.i
-	n := p.node('[')
 	p.i++ // [
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == ']' {
 		p.i++
-		n.raw = p.data[start:p.i]
-		return n, nil
+		return node{kind: '[', raw: p.src[start:p.i]}, nil
 	}
+	mark := len(p.stack)
 	for {
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n.vals = append(n.vals, v)
+		p.stack = append(p.stack, v)
 		p.space()
 		if p.i >= len(p.data) {
-			return nil, p.fail("unexpected end of input in an array")
+			return node{}, p.fail("unexpected end of input in an array")
 		}
 		switch p.data[p.i] {
 		case ',':
@@ -330,28 +324,55 @@ func (p *parser) array(depth int) (*node, *syntaxError) {
 			p.space()
 		case ']':
 			p.i++
-			n.raw = p.data[start:p.i]
-			return n, nil
+			return node{kind: '[', raw: p.src[start:p.i], vals: p.children(mark)}, nil
 		default:
-			return nil, p.fail("unexpected %s in an array, looking for ',' or ']'", p.char())
+			return node{}, p.fail("unexpected %s in an array, looking for ',' or ']'", p.char())
 		}
 	}
 }
 
+// SWAR ("SIMD within a register") constants: a byte of ones in each lane,
+// and each lane's high bit.
+const (
+	lanes1    = 0x0101010101010101
+	lanesHigh = 0x8080808080808080
+)
+
+// special reports whether any of the eight bytes of w (read little-endian)
+// ends a run of plain string text: a quote, a backslash or a control
+// character. It may report a lane after one that does, never misses one.
+func special(w uint64) bool {
+	ctrl := (w - lanes1*0x20) & ^w & lanesHigh
+	return zeroLane(w^(lanes1*'"'))|zeroLane(w^(lanes1*'\\'))|ctrl != 0
+}
+
+// zeroLane has a lane's high bit set if the lane, or one below, is zero.
+func zeroLane(x uint64) uint64 { return (x - lanes1) & ^x & lanesHigh }
+
 // string scans a string from its opening quote past its closing one, and
-// reports whether it is plain: no escapes, valid UTF-8.
+// reports whether it is plain: no escapes, valid UTF-8. Runs of plain text
+// are skipped eight bytes at a time.
 func (p *parser) string() (plain bool, err *syntaxError) {
 	start := p.i
 	p.i++ // "
 	plain = true
+	var high uint64 // the high bits of the bytes skipped eight at a time
 	for {
+		for p.i+8 <= len(p.data) {
+			w := binary.LittleEndian.Uint64(p.data[p.i:])
+			if special(w) {
+				break
+			}
+			high |= w
+			p.i += 8
+		}
 		if p.i >= len(p.data) {
 			return false, p.fail("unexpected end of input in a string")
 		}
 		c := p.data[p.i]
 		if c == '"' {
 			p.i++
-			if plain && !utf8.Valid(p.data[start:p.i]) {
+			if plain && high&lanesHigh != 0 && !utf8.Valid(p.data[start:p.i]) {
 				plain = false
 			}
 			return plain, nil
@@ -360,6 +381,7 @@ func (p *parser) string() (plain bool, err *syntaxError) {
 			return false, p.fail("control character %#02x in a string", c)
 		}
 		if c != '\\' {
+			high |= uint64(c)
 			p.i++
 			continue
 		}
