@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -146,6 +147,9 @@ type parser struct {
 	data  []byte
 	src   string // data, copied once: the nodes' text
 	i     int
+	// quote and bslash are the index of the next '"' and '\\' from i on
+	// (len(data) when there is none), once they are looked for.
+	quote, bslash int
 	stack []node
 	arena []node
 }
@@ -153,7 +157,7 @@ type parser struct {
 // parse parses data as one JSON value, or says where it breaks. The nodes'
 // text is in a string copy of data, made once.
 func parse(data []byte) (*node, *syntaxError) {
-	p := &parser{data: data, src: string(data)}
+	p := &parser{data: data, src: string(data), quote: -1, bslash: -1}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -331,59 +335,73 @@ func (p *parser) array(depth int) (node, *syntaxError) {
 	}
 }
 
-// SWAR ("SIMD within a register") constants: a byte of ones in each lane,
-// and each lane's high bit.
+// SWAR ("SIMD within a register") constants: a byte of ones in each of
+// the eight lanes of a uint64, and each lane's high bit.
 const (
 	lanes1    = 0x0101010101010101
 	lanesHigh = 0x8080808080808080
 )
 
-// special reports whether any of the eight bytes of w (read little-endian)
-// ends a run of plain string text: a quote, a backslash or a control
-// character. It may report a lane after one that does, never misses one.
-func special(w uint64) bool {
-	ctrl := (w - lanes1*0x20) & ^w & lanesHigh
-	return zeroLane(w^(lanes1*'"'))|zeroLane(w^(lanes1*'\\'))|ctrl != 0
+// next returns the index of the first c in data from i on, or len(data).
+func next(data []byte, i int, c byte) int {
+	if j := bytes.IndexByte(data[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(data)
 }
 
-// zeroLane has a lane's high bit set if the lane, or one below, is zero.
-func zeroLane(x uint64) uint64 { return (x - lanes1) & ^x & lanesHigh }
+// text checks that data[i:end] holds no control character, eight bytes at
+// a time, and returns the index of the first one, or end. It ORs the bytes
+// it passes into *high, whose high bits then tell whether any is not ASCII.
+func text(data []byte, i, end int, high *uint64) int {
+	h := *high
+	for ; i+8 <= end; i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if (w-lanes1*0x20)&^w&lanesHigh != 0 { // a lane below 0x20
+			break
+		}
+		h |= w
+	}
+	for ; i < end; i++ {
+		c := data[i]
+		if c < 0x20 {
+			break
+		}
+		h |= uint64(c)
+	}
+	*high = h
+	return i
+}
 
 // string scans a string from its opening quote past its closing one, and
-// reports whether it is plain: no escapes, valid UTF-8. Runs of plain text
-// are skipped eight bytes at a time.
+// reports whether it is plain: no escapes, valid UTF-8. It finds the quotes
+// and backslashes that end runs of plain text with bytes.IndexByte,
+// remembering the next of each across strings.
 func (p *parser) string() (plain bool, err *syntaxError) {
 	start := p.i
 	p.i++ // "
 	plain = true
-	var high uint64 // the high bits of the bytes skipped eight at a time
+	var high uint64
 	for {
-		for p.i+8 <= len(p.data) {
-			w := binary.LittleEndian.Uint64(p.data[p.i:])
-			if special(w) {
-				break
-			}
-			high |= w
-			p.i += 8
+		if p.quote < p.i {
+			p.quote = next(p.data, p.i, '"')
+		}
+		if p.bslash < p.i {
+			p.bslash = next(p.data, p.i, '\\')
+		}
+		end := min(p.quote, p.bslash)
+		if p.i = text(p.data, p.i, end, &high); p.i < end {
+			return false, p.fail("control character %#02x in a string", p.data[p.i])
 		}
 		if p.i >= len(p.data) {
 			return false, p.fail("unexpected end of input in a string")
 		}
-		c := p.data[p.i]
-		if c == '"' {
+		if p.data[p.i] == '"' {
 			p.i++
 			if plain && high&lanesHigh != 0 && !utf8.Valid(p.data[start:p.i]) {
 				plain = false
 			}
 			return plain, nil
-		}
-		if c < 0x20 {
-			return false, p.fail("control character %#02x in a string", c)
-		}
-		if c != '\\' {
-			high |= uint64(c)
-			p.i++
-			continue
 		}
 		plain = false
 		p.i++ // backslash
