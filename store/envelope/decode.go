@@ -73,21 +73,22 @@ func Decode(data []byte) (*Envelope, Problems) {
 		ps.add("", "the envelope is %s; the limit is %s", size(len(data)), size(MaxBytes))
 		return nil, ps
 	}
-	root, serr := parse(data)
+	t, serr := parse(data)
 	if serr != nil {
 		line, col := position(data, serr.offset)
 		ps.add("", "not valid JSON at line %d, column %d: %s", line, col, serr.msg)
 		return nil, ps
 	}
+	root := &t.root
 	if root.kind != '{' {
 		ps.add("", "is %s, want an object", nodeKind(root))
 		return nil, ps
 	}
-	if p := checkVersion(root.member("handoff_version")); p != nil {
+	if p := checkVersion(t, t.member(root, "handoff_version")); p != nil {
 		return nil, Problems{*p}
 	}
 	e := new(Envelope)
-	d := &decoder{path: make([]step, 0, 8)}
+	d := &decoder{t: t, path: make([]step, 0, 8)}
 	d.envelope(root, e)
 	if len(d.ps) > 0 {
 		return nil, d.ps
@@ -115,11 +116,11 @@ func position(data []byte, offset int) (line, col int) {
 }
 
 // checkVersion refuses a handoff_version this package cannot read.
-func checkVersion(n *node) *Problem {
+func checkVersion(t *tree, n *node) *Problem {
 	if n == nil || n.kind != '"' {
 		return &Problem{Path: "handoff_version", Message: `required: a string such as "1.0"`}
 	}
-	v := n.str()
+	v := t.str(n)
 	major, minor, ok := strings.Cut(v, ".")
 	m, err1 := strconv.Atoi(major)
 	_, err2 := strconv.Atoi(minor)
@@ -139,6 +140,7 @@ func checkVersion(n *node) *Problem {
 // when it reports a problem, so that reading a valid envelope builds no
 // path strings.
 type decoder struct {
+	t    *tree
 	ps   Problems
 	path []step
 }
@@ -227,7 +229,7 @@ var (
 func (d *decoder) fields(n *node, fs []field, read func(i int, v *node)) Extra {
 	found := 0
 	for i, f := range fs {
-		v := n.member(f.name)
+		v := d.t.member(n, f.name)
 		d.path = append(d.path, step{name: f.name})
 		switch {
 		case v == nil && f.required:
@@ -245,17 +247,18 @@ func (d *decoder) fields(n *node, fs []field, read func(i int, v *node)) Extra {
 		}
 		d.path = d.path[:len(d.path)-1]
 	}
-	if found == len(n.vals) {
+	if found == int(n.n) {
 		return nil // each member is a different field
 	}
 	var extra Extra
-	for i := range n.vals {
-		k := n.vals[i].key
+	kids := d.t.kids(n)
+	for i := range kids {
+		k := d.t.key(&kids[i])
 		if !slices.ContainsFunc(fs, func(f field) bool { return f.name == k }) {
 			if extra == nil {
 				extra = Extra{}
 			}
-			extra[strings.Clone(k)] = json.RawMessage(n.vals[i].raw)
+			extra[strings.Clone(k)] = json.RawMessage(d.t.raw(&kids[i]))
 		}
 	}
 	return extra
@@ -277,10 +280,11 @@ func list[T any](d *decoder, n *node, want string, read func(d *decoder, v *node
 		d.wrong(n, want)
 		return nil
 	}
-	s := make([]T, len(n.vals))
-	for i := range n.vals {
+	kids := d.t.kids(n)
+	s := make([]T, len(kids))
+	for i := range kids {
 		d.path = append(d.path, step{index: i})
-		if v := &n.vals[i]; v.kind == 'n' {
+		if v := &kids[i]; v.kind == 'n' {
 			d.problem("may not be null")
 		} else {
 			read(d, v, &s[i])
@@ -295,7 +299,7 @@ func (d *decoder) string(n *node) string {
 		d.wrong(n, wantString)
 		return ""
 	}
-	return n.str()
+	return d.t.str(n)
 }
 
 func (d *decoder) bool(n *node) bool {
@@ -307,7 +311,7 @@ func (d *decoder) bool(n *node) bool {
 }
 
 func (d *decoder) int(n *node) int64 {
-	i, err := strconv.ParseInt(n.raw, 10, 64)
+	i, err := strconv.ParseInt(d.t.raw(n), 10, 64)
 	if n.kind != '0' || err != nil {
 		d.wrong(n, wantInteger)
 		return 0
@@ -316,7 +320,7 @@ func (d *decoder) int(n *node) int64 {
 }
 
 func (d *decoder) float(n *node) float64 {
-	f, err := strconv.ParseFloat(n.raw, 64)
+	f, err := strconv.ParseFloat(d.t.raw(n), 64)
 	if n.kind != '0' || err != nil {
 		d.wrong(n, wantNumber)
 		return 0
@@ -326,7 +330,7 @@ func (d *decoder) float(n *node) float64 {
 
 func (d *decoder) time(n *node) time.Time {
 	var t time.Time
-	if n.kind != '"' || t.UnmarshalJSON([]byte(n.raw)) != nil {
+	if n.kind != '"' || t.UnmarshalJSON([]byte(d.t.raw(n))) != nil {
 		d.wrong(n, wantTime)
 		return time.Time{}
 	}
@@ -337,7 +341,7 @@ func (d *decoder) stringInto(n *node, s *string) { *s = d.string(n) }
 
 func (d *decoder) pathInto(n *node, p *Path) { *p = Path(d.string(n)) }
 
-func (d *decoder) rawInto(n *node, r *json.RawMessage) { *r = json.RawMessage(n.raw) }
+func (d *decoder) rawInto(n *node, r *json.RawMessage) { *r = json.RawMessage(d.t.raw(n)) }
 
 func (d *decoder) strings(n *node) []string { return list(d, n, wantStrings, (*decoder).stringInto) }
 
@@ -451,8 +455,8 @@ func (d *decoder) payload(n *node, p *Payload) {
 		return
 	}
 	var kind Kind
-	if t := n.member("type"); t != nil && t.kind == '"' {
-		kind = Kind(t.str())
+	if t := d.t.member(n, "type"); t != nil && t.kind == '"' {
+		kind = Kind(d.t.str(t))
 	}
 	switch kind {
 	case KindBrainstormHandoff:
@@ -468,7 +472,7 @@ func (d *decoder) payload(n *node, p *Payload) {
 		p.Error = new(Failure)
 		d.failure(n, p.Error)
 	default:
-		p.Raw = json.RawMessage(n.raw)
+		p.Raw = json.RawMessage(d.t.raw(n))
 	}
 }
 

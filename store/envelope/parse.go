@@ -9,40 +9,78 @@ import (
 	"unicode/utf8"
 )
 
-// node is a parsed JSON value: its kind, its text in the input, and for an
-// object its members in order, for an array its items. Decode parses an
-// envelope once into nodes and reads every field from them, so that a large
-// string (a plan's markdown) is scanned once instead of once per level of
-// encoding/json's nested Unmarshal calls.
+// tree is a parsed JSON text. Decode parses an envelope once into a tree
+// and reads every field from it, so that a large string (a plan's
+// markdown) is scanned once instead of once per level of encoding/json's
+// nested Unmarshal calls.
 //
-// A node's text, and its key, are substrings of one string copy of the
-// input, so that reading a plain string (no escapes, valid UTF-8) or a
-// member name allocates nothing.
-type node struct {
-	kind  byte // '{', '[', '"', '0' (a number), 't', 'f', 'n' (null)
-	plain bool // strings: no escapes and valid UTF-8, so raw[1:len-1] is the value
-	raw   string
-	key   string // the member name of an object's member value
-	vals  []node // objects: the member values, in order; arrays: the items
+// The text of the nodes and member names is in src, one string copy of
+// the input, so that reading a plain string (no escapes, valid UTF-8) or a
+// member name allocates nothing. The nodes hold offsets, not pointers, so
+// that the garbage collector has nothing to scan in them and moving them
+// costs no write barriers.
+type tree struct {
+	src  string
+	root node
+	// blocks hold the children of every container, each container's in a
+	// row in one block.
+	blocks [][]node
+	keys   []string // member names that have escapes, unquoted
 }
 
-// member returns the value of the last member named key (the one
-// encoding/json would keep), or nil.
-func (n *node) member(key string) *node {
-	for i := len(n.vals) - 1; i >= 0; i-- {
-		if n.vals[i].key == key {
-			return &n.vals[i]
+// node is a parsed JSON value: its kind, its text, and for an object its
+// members in order, for an array its items. Offsets are int32: Decode
+// parses at most MaxBytes.
+type node struct {
+	kind  byte // '{', '[', '"', '0' (a number), 't', 'f', 'n' (null)
+	plain bool // strings: no escapes and valid UTF-8, so the text less its quotes is the value
+	// start and end delimit the text in src.
+	start, end int32
+	// key and keyEnd delimit the member name of an object's member value
+	// in src, or, when keyEnd is negative, key is its index in keys.
+	key, keyEnd int32
+	// block, first and n are where a container's children are:
+	// blocks[block][first:first+n].
+	block, first, n int32
+}
+
+// raw returns n's JSON text.
+func (t *tree) raw(n *node) string { return t.src[n.start:n.end] }
+
+// str returns a string node's value.
+func (t *tree) str(n *node) string {
+	if n.plain {
+		return t.src[n.start+1 : n.end-1]
+	}
+	return unquote(t.src[n.start+1 : n.end-1])
+}
+
+// key returns the member name of a member value.
+func (t *tree) key(n *node) string {
+	if n.keyEnd < 0 {
+		return t.keys[n.key]
+	}
+	return t.src[n.key:n.keyEnd]
+}
+
+// kids returns a container's members or items.
+func (t *tree) kids(n *node) []node {
+	if n.n == 0 {
+		return nil
+	}
+	return t.blocks[n.block][n.first : n.first+n.n]
+}
+
+// member returns the value of the last member of the object n named key
+// (the one encoding/json would keep), or nil.
+func (t *tree) member(n *node, key string) *node {
+	kids := t.kids(n)
+	for i := len(kids) - 1; i >= 0; i-- {
+		if t.key(&kids[i]) == key {
+			return &kids[i]
 		}
 	}
 	return nil
-}
-
-// str returns a string node's value.
-func (n *node) str() string {
-	if n.plain {
-		return n.raw[1 : len(n.raw)-1]
-	}
-	return unquote(n.raw[1 : len(n.raw)-1])
 }
 
 // unquote decodes the inside of a JSON string the parser checked, as
@@ -139,25 +177,24 @@ type syntaxError struct {
 	msg    string
 }
 
-// parser reads JSON text into nodes. The members and items of the
+// parser reads JSON text into a tree. The members and items of the
 // containers it is inside collect on stack; when a container closes they
-// move to arena, a few large blocks shared by all containers, instead of
-// each container growing a slice of its own.
+// move to the tree's nodes, in a row.
 type parser struct {
-	data  []byte
-	src   string // data, copied once: the nodes' text
-	i     int
+	data []byte
+	i    int
 	// quote and bslash are the index of the next '"' and '\\' from i on
 	// (len(data) when there is none), once they are looked for.
 	quote, bslash int
-	stack []node
-	arena []node
+	stack         []node
+	t             *tree
 }
 
-// parse parses data as one JSON value, or says where it breaks. The nodes'
-// text is in a string copy of data, made once.
-func parse(data []byte) (*node, *syntaxError) {
-	p := &parser{data: data, src: string(data), quote: -1, bslash: -1}
+// parse parses data as one JSON value, or says where it breaks. The tree's
+// text is a string copy of data, made once.
+func parse(data []byte) (*tree, *syntaxError) {
+	t := &tree{src: string(data)}
+	p := &parser{data: data, quote: -1, bslash: -1, t: t}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -167,7 +204,8 @@ func parse(data []byte) (*node, *syntaxError) {
 	if p.i < len(p.data) {
 		return nil, p.fail("unexpected %s after the top-level value", p.char())
 	}
-	return &n, nil
+	t.root = n
+	return t, nil
 }
 
 func (p *parser) fail(format string, args ...any) *syntaxError {
@@ -193,20 +231,20 @@ func (p *parser) space() {
 	}
 }
 
-// children moves the nodes on the stack from mark on into the arena and
-// returns them.
-func (p *parser) children(mark int) []node {
-	k := len(p.stack) - mark
-	if k == 0 {
-		return nil
+// close moves the nodes on the stack from mark on, the children of the
+// container c, to the tree's last block, or a new one when they do not
+// fit; blocks grow from 256 nodes to 4096.
+func (p *parser) close(c *node, mark int) {
+	t, k := p.t, len(p.stack)-mark
+	last := len(t.blocks) - 1
+	if last < 0 || cap(t.blocks[last])-len(t.blocks[last]) < k {
+		t.blocks = append(t.blocks, make([]node, 0, max(k, 256<<min(len(t.blocks), 4))))
+		last++
 	}
-	if cap(p.arena)-len(p.arena) < k {
-		p.arena = make([]node, 0, max(k, 1024))
-	}
-	start := len(p.arena)
-	p.arena = append(p.arena, p.stack[mark:]...)
+	b := t.blocks[last]
+	c.block, c.first, c.n = int32(last), int32(len(b)), int32(k)
+	t.blocks[last] = append(b, p.stack[mark:]...)
 	p.stack = p.stack[:mark]
-	return p.arena[start:len(p.arena):len(p.arena)]
 }
 
 func (p *parser) value(depth int) (node, *syntaxError) {
@@ -227,12 +265,12 @@ func (p *parser) value(depth int) (node, *syntaxError) {
 		if err != nil {
 			return node{}, err
 		}
-		return node{kind: '"', raw: p.src[start:p.i], plain: plain}, nil
+		return node{kind: '"', start: int32(start), end: int32(p.i), plain: plain}, nil
 	case c == '-' || c >= '0' && c <= '9':
 		if err := p.number(); err != nil {
 			return node{}, err
 		}
-		return node{kind: '0', raw: p.src[start:p.i]}, nil
+		return node{kind: '0', start: int32(start), end: int32(p.i)}, nil
 	case c == 't':
 		return p.literal("true", 't')
 	case c == 'f':
@@ -244,12 +282,12 @@ func (p *parser) value(depth int) (node, *syntaxError) {
 }
 
 func (p *parser) literal(word string, kind byte) (node, *syntaxError) {
-	if !strings.HasPrefix(p.src[p.i:], word) {
+	if !bytes.HasPrefix(p.data[p.i:], []byte(word)) {
 		return node{}, p.fail("unexpected %s, looking for %s", p.char(), word)
 	}
 	start := p.i
 	p.i += len(word)
-	return node{kind: kind, raw: p.src[start:p.i]}, nil
+	return node{kind: kind, start: int32(start), end: int32(p.i)}, nil
 }
 
 func (p *parser) object(depth int) (node, *syntaxError) {
@@ -258,7 +296,7 @@ func (p *parser) object(depth int) (node, *syntaxError) {
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == '}' {
 		p.i++
-		return node{kind: '{', raw: p.src[start:p.i]}, nil
+		return node{kind: '{', start: int32(start), end: int32(p.i)}, nil
 	}
 	mark := len(p.stack)
 	for {
@@ -270,9 +308,10 @@ func (p *parser) object(depth int) (node, *syntaxError) {
 		if err != nil {
 			return node{}, err
 		}
-		key := p.src[ks+1 : p.i-1]
+		key, keyEnd := int32(ks+1), int32(p.i-1)
 		if !plain {
-			key = unquote(key)
+			key, keyEnd = int32(len(p.t.keys)), -1
+			p.t.keys = append(p.t.keys, unquote(p.t.src[ks+1:p.i-1]))
 		}
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
@@ -284,7 +323,7 @@ func (p *parser) object(depth int) (node, *syntaxError) {
 		if err != nil {
 			return node{}, err
 		}
-		v.key = key
+		v.key, v.keyEnd = key, keyEnd
 		p.stack = append(p.stack, v)
 		p.space()
 		if p.i >= len(p.data) {
@@ -296,7 +335,9 @@ func (p *parser) object(depth int) (node, *syntaxError) {
 			p.space()
 		case '}':
 			p.i++
-			return node{kind: '{', raw: p.src[start:p.i], vals: p.children(mark)}, nil
+			n := node{kind: '{', start: int32(start), end: int32(p.i)}
+			p.close(&n, mark)
+			return n, nil
 		default:
 			return node{}, p.fail("unexpected %s in an object, looking for ',' or '}'", p.char())
 		}
@@ -309,7 +350,7 @@ func (p *parser) array(depth int) (node, *syntaxError) {
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == ']' {
 		p.i++
-		return node{kind: '[', raw: p.src[start:p.i]}, nil
+		return node{kind: '[', start: int32(start), end: int32(p.i)}, nil
 	}
 	mark := len(p.stack)
 	for {
@@ -328,7 +369,9 @@ func (p *parser) array(depth int) (node, *syntaxError) {
 			p.space()
 		case ']':
 			p.i++
-			return node{kind: '[', raw: p.src[start:p.i], vals: p.children(mark)}, nil
+			n := node{kind: '[', start: int32(start), end: int32(p.i)}
+			p.close(&n, mark)
+			return n, nil
 		default:
 			return node{}, p.fail("unexpected %s in an array, looking for ',' or ']'", p.char())
 		}
