@@ -227,9 +227,14 @@ var (
 // problem. It returns the members of other names, or nil when there are
 // none.
 func (d *decoder) fields(n *node, fs []field, read func(i int, v *node)) Extra {
+	var vals [maxFields]*node
+	inOrder := d.inOrder(n, fs, &vals)
 	found := 0
 	for i, f := range fs {
-		v := d.t.member(n, f.name)
+		v := vals[i]
+		if !inOrder {
+			v = d.t.member(n, f.name)
+		}
 		d.path = append(d.path, step{name: f.name})
 		switch {
 		case v == nil && f.required:
@@ -262,6 +267,30 @@ func (d *decoder) fields(n *node, fs []field, read func(i int, v *node)) Extra {
 		}
 	}
 	return extra
+}
+
+// maxFields is the most fields an envelope type has.
+const maxFields = 10
+
+// inOrder reports whether the members of the object n are fields of fs in
+// their order, each at most once, as Baton writes them; then vals holds
+// the member of each field, nil for those missing. It saves looking each
+// field up among all members.
+func (d *decoder) inOrder(n *node, fs []field, vals *[maxFields]*node) bool {
+	kids := d.t.kids(n)
+	j := 0
+	for i := range kids {
+		k := d.t.key(&kids[i])
+		for j < len(fs) && fs[j].name != k {
+			j++
+		}
+		if j == len(fs) {
+			return false
+		}
+		vals[j] = &kids[i]
+		j++
+	}
+	return true
 }
 
 // object reports whether n is an object, and a problem when it is not.

@@ -38,6 +38,9 @@ func TestFieldTables(t *testing.T) {
 			name, opts, _ := strings.Cut(tag, ",")
 			want = append(want, field{name: name, required: !strings.Contains(opts, "omitempty")})
 		}
+		if len(fs) > maxFields {
+			t.Errorf("%s has %d fields; maxFields is %d", typ, len(fs), maxFields)
+		}
 		if !slices.Equal(fs, want) {
 			t.Errorf("%s: the decoder reads %v; its json tags say %v", typ, fs, want)
 		}
