@@ -79,6 +79,7 @@ func Decode(data []byte) (*Envelope, Problems) {
 		ps.add("", "not valid JSON at line %d, column %d: %s", line, col, serr.msg)
 		return nil, ps
 	}
+	defer t.release() // the envelope's strings are in t.src, which is not reused
 	root := &t.root
 	if root.kind != '{' {
 		ps.add("", "is %s, want an object", nodeKind(root))

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -26,6 +27,37 @@ type tree struct {
 	// row in one block.
 	blocks [][]node
 	keys   []string // member names that have escapes, unquoted
+	// spare are blocks of a tree parsed before, to fill again; stack is
+	// the parser's, kept for the next.
+	spare [][]node
+	stack []node
+}
+
+// trees keeps parsed trees' blocks for the next parse: they hold no
+// pointers, and Decode is done with a tree when it returns.
+var trees = sync.Pool{New: func() any { return new(tree) }}
+
+// release gives t's memory to the next parse; t may not be used after.
+func (t *tree) release() {
+	for i := range t.blocks {
+		t.blocks[i] = t.blocks[i][:0]
+	}
+	*t = tree{spare: append(t.blocks, t.spare...), stack: t.stack[:0]}
+	trees.Put(t)
+}
+
+// block returns an empty block for at least k nodes: a spare one if one is
+// big enough. Blocks grow from 256 nodes to 4096.
+func (t *tree) block(k int) []node {
+	size := max(k, 256<<min(len(t.blocks), 4))
+	for len(t.spare) > 0 {
+		b := t.spare[0]
+		t.spare = t.spare[1:]
+		if cap(b) >= size {
+			return b
+		}
+	}
+	return make([]node, 0, size)
 }
 
 // node is a parsed JSON value: its kind, its text, and for an object its
@@ -191,10 +223,12 @@ type parser struct {
 }
 
 // parse parses data as one JSON value, or says where it breaks. The tree's
-// text is a string copy of data, made once.
+// text is a string copy of data, made once. Release the tree when done
+// with its nodes.
 func parse(data []byte) (*tree, *syntaxError) {
-	t := &tree{src: string(data)}
-	p := &parser{data: data, quote: -1, bslash: -1, t: t}
+	t := trees.Get().(*tree)
+	t.src = string(data)
+	p := &parser{data: data, quote: -1, bslash: -1, t: t, stack: t.stack}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -204,7 +238,7 @@ func parse(data []byte) (*tree, *syntaxError) {
 	if p.i < len(p.data) {
 		return nil, p.fail("unexpected %s after the top-level value", p.char())
 	}
-	t.root = n
+	t.root, t.stack = n, p.stack[:0]
 	return t, nil
 }
 
@@ -233,12 +267,12 @@ func (p *parser) space() {
 
 // close moves the nodes on the stack from mark on, the children of the
 // container c, to the tree's last block, or a new one when they do not
-// fit; blocks grow from 256 nodes to 4096.
+// fit.
 func (p *parser) close(c *node, mark int) {
 	t, k := p.t, len(p.stack)-mark
 	last := len(t.blocks) - 1
 	if last < 0 || cap(t.blocks[last])-len(t.blocks[last]) < k {
-		t.blocks = append(t.blocks, make([]node, 0, max(k, 256<<min(len(t.blocks), 4))))
+		t.blocks = append(t.blocks, t.block(k))
 		last++
 	}
 	b := t.blocks[last]
