@@ -66,6 +66,7 @@ func (t *tree) block(k int) []node {
 type node struct {
 	kind  byte // '{', '[', '"', '0' (a number), 't', 'f', 'n' (null)
 	plain bool // strings: no escapes and valid UTF-8, so the text less its quotes is the value
+	ascii bool // strings: the text is ASCII (escapes aside)
 	// start and end delimit the text in src.
 	start, end int32
 	// key and keyEnd delimit the member name of an object's member value
@@ -84,7 +85,7 @@ func (t *tree) str(n *node) string {
 	if n.plain {
 		return t.src[n.start+1 : n.end-1]
 	}
-	return unquote(t.src[n.start+1 : n.end-1])
+	return unquote(t.src[n.start+1:n.end-1], n.ascii)
 }
 
 // key returns the member name of a member value.
@@ -117,8 +118,8 @@ func (t *tree) member(n *node, key string) *node {
 
 // unquote decodes the inside of a JSON string the parser checked, as
 // encoding/json does: escapes decoded, invalid UTF-8 and lone surrogates
-// replaced by U+FFFD.
-func unquote(s string) string {
+// replaced by U+FFFD. ascii says s is ASCII, so valid UTF-8.
+func unquote(s string, ascii bool) string {
 	var b strings.Builder
 	b.Grow(len(s)) // escapes shorten a string; only invalid UTF-8 lengthens it
 	for len(s) > 0 {
@@ -126,7 +127,11 @@ func unquote(s string) string {
 		if j < 0 {
 			j = len(s)
 		}
-		writeValid(&b, s[:j])
+		if ascii {
+			b.WriteString(s[:j])
+		} else {
+			writeValid(&b, s[:j])
+		}
 		if s = s[j:]; len(s) == 0 {
 			break
 		}
@@ -295,11 +300,11 @@ func (p *parser) value(depth int) (node, *syntaxError) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		plain, err := p.string()
+		plain, ascii, err := p.string()
 		if err != nil {
 			return node{}, err
 		}
-		return node{kind: '"', start: int32(start), end: int32(p.i), plain: plain}, nil
+		return node{kind: '"', start: int32(start), end: int32(p.i), plain: plain, ascii: ascii}, nil
 	case c == '-' || c >= '0' && c <= '9':
 		if err := p.number(); err != nil {
 			return node{}, err
@@ -338,14 +343,14 @@ func (p *parser) object(depth int) (node, *syntaxError) {
 			return node{}, p.fail("unexpected %s, looking for a member name", p.char())
 		}
 		ks := p.i
-		plain, err := p.string()
+		plain, ascii, err := p.string()
 		if err != nil {
 			return node{}, err
 		}
 		key, keyEnd := int32(ks+1), int32(p.i-1)
 		if !plain {
 			key, keyEnd = int32(len(p.t.keys)), -1
-			p.t.keys = append(p.t.keys, unquote(p.t.src[ks+1:p.i-1]))
+			p.t.keys = append(p.t.keys, unquote(p.t.src[ks+1:p.i-1], ascii))
 		}
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
@@ -455,10 +460,11 @@ func text(data []byte, i, end int, high *uint64) int {
 }
 
 // string scans a string from its opening quote past its closing one, and
-// reports whether it is plain: no escapes, valid UTF-8. It finds the quotes
-// and backslashes that end runs of plain text with bytes.IndexByte,
-// remembering the next of each across strings.
-func (p *parser) string() (plain bool, err *syntaxError) {
+// reports whether it is plain (no escapes, valid UTF-8) and whether its
+// text is ASCII. It finds the quotes and backslashes that end runs of
+// plain text with bytes.IndexByte, remembering the next of each across
+// strings.
+func (p *parser) string() (plain, ascii bool, err *syntaxError) {
 	start := p.i
 	p.i++ // "
 	plain = true
@@ -472,22 +478,23 @@ func (p *parser) string() (plain bool, err *syntaxError) {
 		}
 		end := min(p.quote, p.bslash)
 		if p.i = text(p.data, p.i, end, &high); p.i < end {
-			return false, p.fail("control character %#02x in a string", p.data[p.i])
+			return false, false, p.fail("control character %#02x in a string", p.data[p.i])
 		}
 		if p.i >= len(p.data) {
-			return false, p.fail("unexpected end of input in a string")
+			return false, false, p.fail("unexpected end of input in a string")
 		}
 		if p.data[p.i] == '"' {
 			p.i++
-			if plain && high&lanesHigh != 0 && !utf8.Valid(p.data[start:p.i]) {
+			ascii = high&lanesHigh == 0
+			if plain && !ascii && !utf8.Valid(p.data[start:p.i]) {
 				plain = false
 			}
-			return plain, nil
+			return plain, ascii, nil
 		}
 		plain = false
 		p.i++ // backslash
 		if p.i >= len(p.data) {
-			return false, p.fail("unexpected end of input in a string")
+			return false, false, p.fail("unexpected end of input in a string")
 		}
 		switch p.data[p.i] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -495,16 +502,16 @@ func (p *parser) string() (plain bool, err *syntaxError) {
 		case 'u':
 			if p.i+5 > len(p.data) {
 				p.i = len(p.data)
-				return false, p.fail("unexpected end of input in a string")
+				return false, false, p.fail("unexpected end of input in a string")
 			}
 			for _, c := range p.data[p.i+1 : p.i+5] {
 				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-					return false, p.fail("invalid \\u escape in a string")
+					return false, false, p.fail("invalid \\u escape in a string")
 				}
 			}
 			p.i += 5
 		default:
-			return false, p.fail("invalid escape %s in a string", p.char())
+			return false, false, p.fail("invalid escape %s in a string", p.char())
 		}
 	}
 }
