@@ -2,18 +2,33 @@ package envelope
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
 )
 
-// appendSnapshotJSON appends the canonical JSON of the snapshot b
-// describes: exactly the bytes json.Marshal(b.SnapshotPayload()) writes,
-// which the store hashed when it froze the snapshot, without building the
+// snapshotChunk is how many bytes of canonical JSON writeSnapshotJSON
+// gathers before it writes them to the hash.
+const snapshotChunk = 16 << 10
+
+// writeSnapshotJSON writes the canonical JSON of the snapshot b describes
+// to w: exactly the bytes json.Marshal(b.SnapshotPayload()) writes, which
+// the store hashed when it froze the snapshot, without building the
 // payload and encoding it by reflection. Strings and numbers whose encoding
 // is not plain (escapes, HTML characters, invalid UTF-8, exponents) are
-// left to encoding/json, so the two cannot disagree.
-func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
+// left to encoding/json, so the two cannot disagree. It encodes into dst
+// and writes it out every snapshotChunk bytes, so that w (a hash) reads
+// them while they are in the processor's cache; it returns dst, emptied,
+// for the next use.
+func (b *BrainstormHandoff) writeSnapshotJSON(w io.Writer, dst []byte) ([]byte, error) {
+	spill := func(dst []byte) []byte {
+		if len(dst) < snapshotChunk {
+			return dst
+		}
+		w.Write(dst)
+		return dst[:0]
+	}
 	dst = append(dst, `{"handoffId":`...)
 	dst = appendJSONString(dst, b.HandoffID)
 	dst = append(dst, `,"threadId":`...)
@@ -48,6 +63,7 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 			dst = appendJSONString(dst, id)
 		}
 		dst = append(dst, "]}"...)
+		dst = spill(dst)
 	}
 	dst = append(dst, `],"filesReferenced":[`...)
 	for i, f := range b.FilesReferenced {
@@ -63,6 +79,7 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"context":`...)
 		dst = appendJSONString(dst, f.Context)
 		dst = append(dst, '}')
+		dst = spill(dst)
 	}
 	dst = append(dst, `],"risks":[`...)
 	for i, r := range b.Risks {
@@ -80,6 +97,7 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 			dst = appendJSONString(dst, r.Mitigation)
 		}
 		dst = append(dst, '}')
+		dst = spill(dst)
 	}
 	dst = append(dst, `],"frozenAt":`...)
 	at, err := b.FrozenAt.MarshalJSON()
@@ -87,7 +105,9 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst = append(dst, at...)
-	return append(dst, '}'), nil
+	dst = append(dst, '}')
+	w.Write(dst)
+	return dst[:0], nil
 }
 
 // appendJSONString appends s as encoding/json writes it: quoted as is when

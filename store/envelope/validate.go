@@ -350,26 +350,20 @@ func (b *BrainstormHandoff) SnapshotPayload() *store.SnapshotPayload {
 func (b *BrainstormHandoff) ComputeSHA256() string {
 	buf := snapshotBufs.Get().(*[]byte)
 	defer snapshotBufs.Put(buf)
-	// The canonical JSON is about as long as the payload's text.
-	size := len(b.Summary) + 256
-	for i := range b.Decisions {
-		size += len(b.Decisions[i].Content) + 160
+	if cap(*buf) < 2*snapshotChunk {
+		*buf = make([]byte, 0, 2*snapshotChunk)
 	}
-	size += 128 * (len(b.FilesReferenced) + len(b.Risks))
-	if cap(*buf) < size {
-		*buf = make([]byte, 0, size)
-	}
-	data, err := b.appendSnapshotJSON((*buf)[:0])
+	h := sha256.New()
+	data, err := b.writeSnapshotJSON(h, (*buf)[:0])
 	if err != nil {
 		return ""
 	}
 	*buf = data
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // snapshotBufs keeps the buffers ComputeSHA256 encodes snapshots into, so
-// that validating one does not allocate its size again.
+// that validating one does not allocate again.
 var snapshotBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func (c *checker) plan(p *Plan) {
