@@ -269,9 +269,8 @@ func (c *checker) brainstorm(b *BrainstormHandoff) {
 	for i, d := range b.Decisions {
 		at := item("payload.decisions", i)
 		ids[i] = d.ID
-		var buf [24]byte
-		if want := strconv.AppendInt(append(buf[:0], 'D'), int64(i+1), 10); d.Label != string(want) {
-			c.add(at.dot(".label"), "is %q; decisions are labelled in order, so this one is %s", cut(d.Label), want)
+		if !isLabel(d.Label, i+1) {
+			c.add(at.dot(".label"), "is %q; decisions are labelled in order, so this one is D%d", cut(d.Label), i+1)
 		}
 		c.text(at.dot(".content"), d.Content, 1, MaxTextLen)
 		c.oneOf(at.dot(".source"), d.Source, sources...)
@@ -320,6 +319,12 @@ func (c *checker) brainstorm(b *BrainstormHandoff) {
 			c.add(item("payload.decisions", i).dot(".id"), "is %q; %s of snapshot %s is %q", cut(d.ID), d.Label, sn.ID, sn.Payload.Decisions[i].ID)
 		}
 	}
+}
+
+// isLabel reports whether s is the label of the nth decision: D<n>.
+func isLabel(s string, n int) bool {
+	var buf [24]byte
+	return s == string(strconv.AppendInt(append(buf[:0], 'D'), int64(n), 10))
 }
 
 // SnapshotPayload returns the frozen snapshot the payload describes, as
