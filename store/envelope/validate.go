@@ -79,8 +79,8 @@ type loc struct {
 	field string
 }
 
-// at is the path p.
-func at(p string) loc { return loc{base: p, index: -1} }
+// jsonPath is the path p.
+func jsonPath(p string) loc { return loc{base: p, index: -1} }
 
 // item is the path base[i].
 func item(base string, i int) loc { return loc{base: base, index: i} }
@@ -160,23 +160,23 @@ func (c *checker) uniqueIDs(path string, ids []string) {
 
 func (c *checker) envelope(e *Envelope) {
 	if !versionRE.MatchString(e.HandoffVersion) {
-		c.add(at("handoff_version"), "%q is not a 1.x version", cut(e.HandoffVersion))
+		c.add(jsonPath("handoff_version"), "%q is not a 1.x version", cut(e.HandoffVersion))
 	}
 	if e.Timestamp.IsZero() {
-		c.add(at("timestamp"), "required")
+		c.add(jsonPath("timestamp"), "required")
 	}
-	c.uuid(at("session_id"), e.SessionID)
-	c.text(at("product_name"), e.ProductName, 1, 200)
+	c.uuid(jsonPath("session_id"), e.SessionID)
+	c.text(jsonPath("product_name"), e.ProductName, 1, 200)
 	if want := Slug(e.ProductName); e.ProductNameSlug != want {
-		c.add(at("product_name_slug"), "is %q, but product_name %q gives %q", cut(e.ProductNameSlug), cut(e.ProductName), want)
+		c.add(jsonPath("product_name_slug"), "is %q, but product_name %q gives %q", cut(e.ProductNameSlug), cut(e.ProductName), want)
 	}
-	c.agentType(at("source_agent.agent_type"), e.SourceAgent.AgentType)
-	c.text(at("source_agent.phase_completed"), e.SourceAgent.PhaseCompleted, 1, MaxSummaryLen)
+	c.agentType(jsonPath("source_agent.agent_type"), e.SourceAgent.AgentType)
+	c.text(jsonPath("source_agent.phase_completed"), e.SourceAgent.PhaseCompleted, 1, MaxSummaryLen)
 	if e.SourceAgent.ExecutionTimeMS < 0 {
-		c.add(at("source_agent.execution_time_ms"), "is %d; it may not be negative", e.SourceAgent.ExecutionTimeMS)
+		c.add(jsonPath("source_agent.execution_time_ms"), "is %d; it may not be negative", e.SourceAgent.ExecutionTimeMS)
 	}
-	c.agentType(at("target_agent.agent_type"), e.TargetAgent.AgentType)
-	c.text(at("target_agent.phase_to_execute"), e.TargetAgent.PhaseToExecute, 1, MaxSummaryLen)
+	c.agentType(jsonPath("target_agent.agent_type"), e.TargetAgent.AgentType)
+	c.text(jsonPath("target_agent.phase_to_execute"), e.TargetAgent.PhaseToExecute, 1, MaxSummaryLen)
 	c.artifacts(e)
 	c.workflow(&e.WorkflowState)
 
@@ -190,9 +190,9 @@ func (c *checker) envelope(e *Envelope) {
 	case p.Error != nil:
 		c.failure(p.Error)
 	case e.SourceAgent.AgentType.batonOnly():
-		c.add(at("payload.type"), "a %s envelope carries one of Baton's payloads: %s", e.SourceAgent.AgentType, kindList())
+		c.add(jsonPath("payload.type"), "a %s envelope carries one of Baton's payloads: %s", e.SourceAgent.AgentType, kindList())
 	case len(p.Raw) == 0:
-		c.add(at("payload"), "required, missing")
+		c.add(jsonPath("payload"), "required, missing")
 	}
 }
 
@@ -236,9 +236,9 @@ func (c *checker) artifacts(e *Envelope) {
 }
 
 func (c *checker) workflow(w *WorkflowState) {
-	c.oneOf(at("workflow_state.execution_mode"), string(w.ExecutionMode), string(FullApproval), string(Streamlined))
+	c.oneOf(jsonPath("workflow_state.execution_mode"), string(w.ExecutionMode), string(FullApproval), string(Streamlined))
 	if w.ProgressPercentage < 0 || w.ProgressPercentage > 100 {
-		c.add(at("workflow_state.progress_percentage"), "is %g; it goes from 0 to 100", w.ProgressPercentage)
+		c.add(jsonPath("workflow_state.progress_percentage"), "is %g; it goes from 0 to 100", w.ProgressPercentage)
 	}
 	for i, p := range w.PhasesCompleted {
 		c.text(item("workflow_state.phases_completed", i), p, 1, MaxSummaryLen)
@@ -254,16 +254,16 @@ var (
 )
 
 func (c *checker) brainstorm(b *BrainstormHandoff) {
-	c.uuid(at("payload.snapshot_id"), b.SnapshotID)
+	c.uuid(jsonPath("payload.snapshot_id"), b.SnapshotID)
 	if !shaRE.MatchString(b.SHA256) {
-		c.add(at("payload.sha256"), "%q is not a sha256: 64 lowercase hex digits", cut(b.SHA256))
+		c.add(jsonPath("payload.sha256"), "%q is not a sha256: 64 lowercase hex digits", cut(b.SHA256))
 	}
-	c.text(at("payload.handoff_id"), b.HandoffID, 1, 100)
-	c.text(at("payload.thread_id"), b.ThreadID, 1, 100)
+	c.text(jsonPath("payload.handoff_id"), b.HandoffID, 1, 100)
+	c.text(jsonPath("payload.thread_id"), b.ThreadID, 1, 100)
 	if b.FrozenAt.IsZero() {
-		c.add(at("payload.frozen_at"), "required")
+		c.add(jsonPath("payload.frozen_at"), "required")
 	}
-	c.text(at("payload.summary"), b.Summary, 0, MaxSummaryLen)
+	c.text(jsonPath("payload.summary"), b.Summary, 0, MaxSummaryLen)
 
 	ids := make([]string, len(b.Decisions))
 	for i, d := range b.Decisions {
@@ -299,7 +299,7 @@ func (c *checker) brainstorm(b *BrainstormHandoff) {
 	c.uniqueIDs("payload.risks[*].id", ids)
 
 	if sum := b.ComputeSHA256(); shaRE.MatchString(b.SHA256) && sum != b.SHA256 {
-		c.add(at("payload.sha256"), "does not match the snapshot's content (its sha256 is %s): the decisions, files, risks or summary were changed after freezing", sum)
+		c.add(jsonPath("payload.sha256"), "does not match the snapshot's content (its sha256 is %s): the decisions, files, risks or summary were changed after freezing", sum)
 	}
 	if c.opts.Snapshot == nil {
 		return
@@ -309,10 +309,10 @@ func (c *checker) brainstorm(b *BrainstormHandoff) {
 		return
 	}
 	if sn.SHA256 != b.SHA256 {
-		c.add(at("payload.sha256"), "is not the sha256 of snapshot %s (%s)", sn.ID, sn.SHA256)
+		c.add(jsonPath("payload.sha256"), "is not the sha256 of snapshot %s (%s)", sn.ID, sn.SHA256)
 	}
 	if got, want := len(b.Decisions), len(sn.Payload.Decisions); got != want {
-		c.add(at("payload.decisions"), "lists %d decisions; snapshot %s has %d", got, sn.ID, want)
+		c.add(jsonPath("payload.decisions"), "lists %d decisions; snapshot %s has %d", got, sn.ID, want)
 	}
 	for i, d := range b.Decisions {
 		if i < len(sn.Payload.Decisions) && sn.Payload.Decisions[i].ID != d.ID {
@@ -372,31 +372,31 @@ func (b *BrainstormHandoff) ComputeSHA256() string {
 var snapshotBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func (c *checker) plan(p *Plan) {
-	c.text(at("payload.plan_id"), p.PlanID, 1, 100)
-	c.uuid(at("payload.snapshot_id"), p.SnapshotID)
+	c.text(jsonPath("payload.plan_id"), p.PlanID, 1, 100)
+	c.uuid(jsonPath("payload.snapshot_id"), p.SnapshotID)
 	if p.Version < 1 {
-		c.add(at("payload.version"), "is %d; plans are numbered from 1", p.Version)
+		c.add(jsonPath("payload.version"), "is %d; plans are numbered from 1", p.Version)
 	}
-	c.text(at("payload.markdown"), p.Markdown, 1, 0)
+	c.text(jsonPath("payload.markdown"), p.Markdown, 1, 0)
 	cov := &p.Coverage
 	seen := map[string]string{}
 	for _, l := range []struct {
-		name   string
+		path   string
 		labels []string
 	}{{"payload.coverage.covered", cov.Covered}, {"payload.coverage.uncovered", cov.Uncovered}} {
 		for i, label := range l.labels {
-			at := item(l.name, i)
+			at := item(l.path, i)
 			if !labelRE.MatchString(label) {
 				c.add(at, "%q is not a decision label such as D1", cut(label))
 			}
 			if prev, dup := seen[label]; dup {
 				c.add(at, "%s is already listed in %s", label, prev)
 			}
-			seen[label] = l.name
+			seen[label] = l.path
 		}
 	}
 	if n := len(cov.Covered) + len(cov.Uncovered); cov.Total != n {
-		c.add(at("payload.coverage.total"), "is %d, but covered and uncovered list %d labels", cov.Total, n)
+		c.add(jsonPath("payload.coverage.total"), "is %d, but covered and uncovered list %d labels", cov.Total, n)
 	}
 	if c.opts.Snapshot == nil {
 		return
@@ -406,11 +406,11 @@ func (c *checker) plan(p *Plan) {
 		return
 	}
 	if want := len(sn.Payload.Decisions); cov.Total != want {
-		c.add(at("payload.coverage.total"), "is %d; snapshot %s has %d decisions", cov.Total, sn.ID, want)
+		c.add(jsonPath("payload.coverage.total"), "is %d; snapshot %s has %d decisions", cov.Total, sn.ID, want)
 	}
 	for label, list := range seen {
 		if _, ok := sn.Payload.DecisionByLabel(label); !ok {
-			c.add(at(list), "%s is not a decision of snapshot %s", label, sn.ID)
+			c.add(jsonPath(list), "%s is not a decision of snapshot %s", label, sn.ID)
 		}
 	}
 }
@@ -423,15 +423,15 @@ var summaryPrefixes = []struct {
 }{{"Decision: ", 5}, {"Warning: ", 3}, {"Finding: ", 3}}
 
 func (c *checker) agentHandoff(a *AgentHandoff) {
-	c.text(at("payload.handoff_id"), a.HandoffID, 1, 100)
-	c.text(at("payload.source_agent_id"), a.SourceAgentID, 1, 100)
-	c.text(at("payload.target_agent_id"), a.TargetAgentID, 0, 100)
+	c.text(jsonPath("payload.handoff_id"), a.HandoffID, 1, 100)
+	c.text(jsonPath("payload.source_agent_id"), a.SourceAgentID, 1, 100)
+	c.text(jsonPath("payload.target_agent_id"), a.TargetAgentID, 0, 100)
 	if a.Scope != "" && a.Scope != "project" {
 		if _, ok := store.CleanPath(a.Scope); !ok {
-			c.add(at("payload.scope"), "%q is neither project nor a safe relative path prefix such as src/auth/", cut(a.Scope))
+			c.add(jsonPath("payload.scope"), "%q is neither project nor a safe relative path prefix such as src/auth/", cut(a.Scope))
 		}
 	}
-	c.text(at("payload.summary"), a.Summary, 1, MaxSummaryLen)
+	c.text(jsonPath("payload.summary"), a.Summary, 1, MaxSummaryLen)
 	cs := &a.ContextSnapshot
 	c.uniqueIDs("payload.context_snapshot.decision_ids", cs.DecisionIDs)
 	c.uniqueIDs("payload.context_snapshot.warning_ids", cs.WarningIDs)
@@ -456,10 +456,10 @@ func (c *checker) agentHandoff(a *AgentHandoff) {
 		p := summaryPrefixes[k]
 		name := strings.ToLower(strings.TrimSuffix(p.prefix, ": "))
 		if counts[k] > p.max {
-			c.add(at("payload.context_snapshot.summaries"), "has %d %s summaries; at most %d", counts[k], name, p.max)
+			c.add(jsonPath("payload.context_snapshot.summaries"), "has %d %s summaries; at most %d", counts[k], name, p.max)
 		}
 		if counts[k] > len(ids) {
-			c.add(at("payload.context_snapshot.summaries"), "has %d %s summaries for %d %s IDs", counts[k], name, len(ids), name)
+			c.add(jsonPath("payload.context_snapshot.summaries"), "has %d %s summaries for %d %s IDs", counts[k], name, len(ids), name)
 		}
 	}
 }
@@ -467,14 +467,14 @@ func (c *checker) agentHandoff(a *AgentHandoff) {
 var errorCodes = []string{string(ResearchFailed), string(GenerationFailed), string(ValidationFailed), string(UserCancelled)}
 
 func (c *checker) failure(f *Failure) {
-	c.oneOf(at("payload.code"), string(f.Code), errorCodes...)
-	c.text(at("payload.message"), f.Message, 1, MaxSummaryLen)
+	c.oneOf(jsonPath("payload.code"), string(f.Code), errorCodes...)
+	c.text(jsonPath("payload.message"), f.Message, 1, MaxSummaryLen)
 	for i, s := range f.RecoverySuggestions {
 		c.text(item("payload.recovery_suggestions", i), s, 1, MaxSummaryLen)
 	}
-	c.text(at("payload.plan_id"), f.PlanID, 0, 100)
+	c.text(jsonPath("payload.plan_id"), f.PlanID, 0, 100)
 	if f.SnapshotID != "" {
-		c.uuid(at("payload.snapshot_id"), f.SnapshotID)
+		c.uuid(jsonPath("payload.snapshot_id"), f.SnapshotID)
 	}
 }
 
