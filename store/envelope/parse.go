@@ -216,7 +216,7 @@ type syntaxError struct {
 
 // parser reads JSON text into a tree. The members and items of the
 // containers it is inside collect on stack; when a container closes they
-// move to the tree's nodes, in a row.
+// move, in a row, to one of the tree's blocks.
 type parser struct {
 	data []byte
 	i    int
