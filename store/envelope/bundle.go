@@ -133,7 +133,7 @@ func ReadZip(data []byte) (envelopes map[string][]byte, files map[string]bool, e
 			continue
 		}
 		var c checker
-		c.path(f.Name, Path(f.Name))
+		c.path(jsonPath(f.Name), Path(f.Name))
 		if len(c.ps) > 0 {
 			return nil, nil, fmt.Errorf("the zip holds a file at an unsafe path: %s", c.ps[0])
 		}

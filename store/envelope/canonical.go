@@ -2,18 +2,33 @@ package envelope
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
 )
 
-// appendSnapshotJSON appends the canonical JSON of the snapshot b
-// describes: exactly the bytes json.Marshal(b.SnapshotPayload()) writes,
-// which the store hashed when it froze the snapshot, without building the
+// snapshotChunk is how many bytes of canonical JSON writeSnapshotJSON
+// gathers before it writes them to the hash.
+const snapshotChunk = 16 << 10
+
+// writeSnapshotJSON writes the canonical JSON of the snapshot b describes
+// to w: exactly the bytes json.Marshal(b.SnapshotPayload()) writes, which
+// the store hashed when it froze the snapshot, without building the
 // payload and encoding it by reflection. Strings and numbers whose encoding
 // is not plain (escapes, HTML characters, invalid UTF-8, exponents) are
-// left to encoding/json, so the two cannot disagree.
-func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
+// left to encoding/json, so the two cannot disagree. It encodes into dst
+// and writes it out every snapshotChunk bytes, so that w (a hash) reads
+// them while they are in the processor's cache; it returns dst, emptied,
+// for the next use.
+func (b *BrainstormHandoff) writeSnapshotJSON(w io.Writer, dst []byte) ([]byte, error) {
+	spill := func(dst []byte) []byte {
+		if len(dst) < snapshotChunk {
+			return dst
+		}
+		w.Write(dst)
+		return dst[:0]
+	}
 	dst = append(dst, `{"handoffId":`...)
 	dst = appendJSONString(dst, b.HandoffID)
 	dst = append(dst, `,"threadId":`...)
@@ -48,6 +63,7 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 			dst = appendJSONString(dst, id)
 		}
 		dst = append(dst, "]}"...)
+		dst = spill(dst)
 	}
 	dst = append(dst, `],"filesReferenced":[`...)
 	for i, f := range b.FilesReferenced {
@@ -63,6 +79,7 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"context":`...)
 		dst = appendJSONString(dst, f.Context)
 		dst = append(dst, '}')
+		dst = spill(dst)
 	}
 	dst = append(dst, `],"risks":[`...)
 	for i, r := range b.Risks {
@@ -80,6 +97,7 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 			dst = appendJSONString(dst, r.Mitigation)
 		}
 		dst = append(dst, '}')
+		dst = spill(dst)
 	}
 	dst = append(dst, `],"frozenAt":`...)
 	at, err := b.FrozenAt.MarshalJSON()
@@ -87,16 +105,26 @@ func (b *BrainstormHandoff) appendSnapshotJSON(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst = append(dst, at...)
-	return append(dst, '}'), nil
+	dst = append(dst, '}')
+	w.Write(dst)
+	return dst[:0], nil
 }
 
 // appendJSONString appends s as encoding/json writes it: quoted as is when
-// it needs no escape, else by encoding/json itself.
+// it needs no escape, else by encoding/json itself. It looks up eight bytes
+// at a time while they are plain ASCII.
 func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			t := s[i : i+8]
+			if plain[t[0]]&plain[t[1]]&plain[t[2]]&plain[t[3]]&plain[t[4]]&plain[t[5]]&plain[t[6]]&plain[t[7]] != 0 {
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if !plainASCII[c] {
+			if plain[c] == 0 {
 				return appendMarshaled(dst, s)
 			}
 			i++
@@ -113,10 +141,14 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// plainASCII marks the ASCII bytes encoding/json writes as they are.
-var plainASCII = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+// plain is 1 for the bytes encoding/json writes as they are whatever
+// follows: ASCII but control characters, quotes, backslashes and <, >, &
+// (which it escapes for HTML).
+var plain = func() (t [256]byte) {
+	for c := range utf8.RuneSelf {
+		if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			t[c] = 1
+		}
 	}
 	return t
 }()

@@ -37,14 +37,20 @@ func TestComputeSHA256MatchesStore(t *testing.T) {
 	for _, f := range floats {
 		b.Decisions = append(b.Decisions, envelope.Decision{ID: "f", Confidence: &f})
 	}
-	for name, b := range map[string]*envelope.BrainstormHandoff{"varied": b, "empty": {FrozenAt: time.Unix(0, 0).UTC()}} {
+	// large is written to the hash in several chunks.
+	large := &envelope.BrainstormHandoff{HandoffID: "h", ThreadID: "t", FrozenAt: b.FrozenAt}
+	for i := range 300 {
+		large.Decisions = append(large.Decisions, envelope.Decision{ID: strings.Repeat("i", i%7), Content: strings.Repeat("é & <x> ", i%120), Source: "ai-extracted"})
+		large.Risks = append(large.Risks, envelope.Risk{ID: "r", Description: strings.Repeat("d", i)})
+	}
+	for name, b := range map[string]*envelope.BrainstormHandoff{"varied": b, "empty": {FrozenAt: time.Unix(0, 0).UTC()}, "large": large} {
 		data, err := json.Marshal(b.SnapshotPayload())
 		if err != nil {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(data)
 		if got, want := b.ComputeSHA256(), hex.EncodeToString(sum[:]); got != want {
-			t.Errorf("%s: ComputeSHA256 = %s, want %s, the sha256 of %s", name, got, want, data)
+			t.Errorf("%s: ComputeSHA256 = %s, want %s, the sha256 of %.2000s", name, got, want, data)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/baton-dev/baton/store"
@@ -68,29 +67,35 @@ func (ps *Problems) add(path, format string, args ...any) {
 // major is not 1, values of the wrong JSON type, and required fields that
 // are missing or null. Fields it does not know are kept in the objects'
 // Extra. Decode checks the shape only; Validate checks the rules.
+//
+// The envelope's strings share one copy of data, made once, so that
+// reading them allocates nothing more.
 func Decode(data []byte) (*Envelope, Problems) {
 	var ps Problems
 	if len(data) > MaxBytes {
 		ps.add("", "the envelope is %s; the limit is %s", size(len(data)), size(MaxBytes))
 		return nil, ps
 	}
-	root, serr := parse(data)
+	t, serr := parse(data)
 	if serr != nil {
 		line, col := position(data, serr.offset)
 		ps.add("", "not valid JSON at line %d, column %d: %s", line, col, serr.msg)
 		return nil, ps
 	}
+	defer t.release() // the envelope's strings are in t.src, which is not reused
+	root := &t.root
 	if root.kind != '{' {
 		ps.add("", "is %s, want an object", nodeKind(root))
 		return nil, ps
 	}
-	if p := checkVersion(root.member("handoff_version")); p != nil {
+	if p := checkVersion(t, t.member(root, "handoff_version")); p != nil {
 		return nil, Problems{*p}
 	}
 	e := new(Envelope)
-	decodeFields(root, reflect.ValueOf(e).Elem(), "", &ps)
-	if len(ps) > 0 {
-		return nil, ps
+	d := &decoder{t: t, path: make([]step, 0, 8)}
+	d.envelope(root, e)
+	if len(d.ps) > 0 {
+		return nil, d.ps
 	}
 	return e, nil
 }
@@ -115,11 +120,11 @@ func position(data []byte, offset int) (line, col int) {
 }
 
 // checkVersion refuses a handoff_version this package cannot read.
-func checkVersion(n *node) *Problem {
+func checkVersion(t *tree, n *node) *Problem {
 	if n == nil || n.kind != '"' {
 		return &Problem{Path: "handoff_version", Message: `required: a string such as "1.0"`}
 	}
-	v := n.str()
+	v := t.str(n)
 	major, minor, ok := strings.Cut(v, ".")
 	m, err1 := strconv.Atoi(major)
 	_, err2 := strconv.Atoi(minor)
@@ -133,182 +138,557 @@ func checkVersion(n *node) *Problem {
 	return nil
 }
 
-// field is a struct field of an envelope type as the decoder sees it.
-type field struct {
-	name     string // JSON name
-	index    int
-	required bool // no omitempty: must be present and not null
+// decoder reads the nodes of an envelope into its Go types, typed field
+// by field, and collects the problems it finds. It keeps the path to the
+// value it is reading as a stack of steps and writes the path out only
+// when it reports a problem, so that reading a valid envelope builds no
+// path strings.
+type decoder struct {
+	t    *tree
+	ps   Problems
+	path []step
 }
 
-var fieldCache sync.Map // reflect.Type -> []field
+// step is one step of a JSON path: a member name, or an index when name
+// is "" (no field of an envelope type has an empty name).
+type step struct {
+	name  string
+	index int
+}
 
-// fieldsOf lists the JSON fields of a struct type. A field is required
-// unless it is omitempty, the same rule the schema generator follows.
-func fieldsOf(t reflect.Type) []field {
-	if fs, ok := fieldCache.Load(t); ok {
-		return fs.([]field)
-	}
-	var fs []field
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" || !sf.IsExported() {
+// at is the path being read, as Problem.Path writes it:
+// payload.decisions[2].content.
+func (d *decoder) at() string {
+	var b []byte
+	for _, s := range d.path {
+		if s.name == "" {
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(s.index), 10)
+			b = append(b, ']')
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
-		fs = append(fs, field{name: name, index: i, required: !strings.Contains(opts, "omitempty")})
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, s.name...)
 	}
-	fieldCache.Store(t, fs)
-	return fs
+	return string(b)
+}
+
+func (d *decoder) problem(format string, args ...any) { d.ps.add(d.at(), format, args...) }
+
+// wrong reports that n is not of the JSON type want names.
+func (d *decoder) wrong(n *node, want string) { d.problem("is %s, want %s", nodeKind(n), want) }
+
+// field is a field of an envelope type as the decoder reads it: its JSON
+// name, and whether it is required (no omitempty: present and not null),
+// the rule the schema generator follows. The tables below list each type's
+// fields in the order of its struct; a test checks them against the
+// types' json tags.
+type field struct {
+	name     string
+	required bool
 }
 
 var (
-	extraType   = reflect.TypeFor[Extra]()
-	rawType     = reflect.TypeFor[json.RawMessage]()
-	payloadType = reflect.TypeFor[Payload]()
-	timeType    = reflect.TypeFor[time.Time]()
+	envelopeFields          = []field{{"handoff_version", true}, {"timestamp", true}, {"session_id", true}, {"product_name", true}, {"product_name_slug", true}, {"source_agent", true}, {"target_agent", true}, {"artifacts", true}, {"payload", true}, {"workflow_state", true}}
+	sourceAgentFields       = []field{{"agent_type", true}, {"phase_completed", true}, {"execution_time_ms", true}}
+	targetAgentFields       = []field{{"agent_type", true}, {"phase_to_execute", true}}
+	artifactsFields         = []field{{"created", true}, {"referenced", true}}
+	artifactFields          = []field{{"type", true}, {"path", true}, {"description", true}}
+	workflowStateFields     = []field{{"is_ai_ml_product", true}, {"execution_mode", true}, {"phases_completed", true}, {"phases_remaining", true}, {"progress_percentage", true}}
+	brainstormHandoffFields = []field{{"type", true}, {"snapshot_id", true}, {"sha256", true}, {"handoff_id", true}, {"thread_id", true}, {"frozen_at", true}, {"summary", true}, {"decisions", true}, {"files_referenced", true}, {"risks", true}}
+	decisionFields          = []field{{"id", true}, {"label", true}, {"content", true}, {"source", true}, {"confidence", false}, {"message_ids", true}}
+	fileFields              = []field{{"id", true}, {"path", true}, {"relevance", true}, {"context", true}}
+	riskFields              = []field{{"id", true}, {"description", true}, {"severity", true}, {"mitigation", false}}
+	planFields              = []field{{"type", true}, {"plan_id", true}, {"snapshot_id", true}, {"version", true}, {"markdown", true}, {"coverage", true}}
+	coverageFields          = []field{{"covered", true}, {"uncovered", true}, {"total", true}}
+	agentHandoffFields      = []field{{"type", true}, {"handoff_id", true}, {"source_agent_id", true}, {"target_agent_id", false}, {"scope", false}, {"summary", true}, {"results", true}, {"context_snapshot", true}}
+	contextSnapshotFields   = []field{{"decision_ids", true}, {"warning_ids", true}, {"finding_ids", true}, {"summaries", true}}
+	failureFields           = []field{{"type", true}, {"code", true}, {"message", true}, {"partial_output", true}, {"recovery_suggestions", true}, {"plan_id", false}, {"snapshot_id", false}}
 )
 
-// decodeFields fills the struct v from the members of the object n: known
-// fields by their JSON names, the rest into its Extra field.
-func decodeFields(n *node, v reflect.Value, path string, ps *Problems) {
-	fs := fieldsOf(v.Type())
-	for _, f := range fs {
-		val := n.member(f.name)
-		p := join(path, f.name)
-		switch {
-		case val == nil && f.required:
-			ps.add(p, "required, missing")
-			continue
-		case val == nil:
-			continue
-		case val.kind == 'n' && f.required:
-			ps.add(p, "required, and may not be null")
-			continue
-		case val.kind == 'n':
-			ps.add(p, "may not be null: leave it out instead")
-			continue
+// The JSON types problems say a value should have, as goKind names them.
+const (
+	wantString  = "a string"
+	wantBool    = "a boolean"
+	wantInteger = "an integer"
+	wantNumber  = "a number"
+	wantObject  = "an object"
+	wantTime    = "an ISO-8601 time string"
+)
+
+var (
+	wantStrings = goKind(reflect.TypeFor[[]string]())
+	wantObjects = goKind(reflect.TypeFor[[]Decision]())
+	wantResults = goKind(reflect.TypeFor[[]json.RawMessage]())
+)
+
+// fields reads the members of the object n that fs names, in order: for
+// each one present and not null it calls read with the field's index in
+// fs and the member's value, the path pointing at the member. A required
+// field that is missing or null, or an optional one that is null, is a
+// problem. It returns the members of other names, or nil when there are
+// none.
+func (d *decoder) fields(n *node, fs []field, read func(i int, v *node)) Extra {
+	var vals [maxFields]*node
+	inOrder := d.inOrder(n, fs, &vals)
+	found := 0
+	for i, f := range fs {
+		v := vals[i]
+		if !inOrder {
+			v = d.t.member(n, f.name)
 		}
-		decodeValue(val, v.Field(f.index), p, ps)
+		d.path = append(d.path, step{name: f.name})
+		switch {
+		case v == nil && f.required:
+			d.problem("required, missing")
+		case v == nil:
+		case v.kind == 'n' && f.required:
+			d.problem("required, and may not be null")
+		case v.kind == 'n':
+			d.problem("may not be null: leave it out instead")
+		default:
+			read(i, v)
+		}
+		if v != nil {
+			found++
+		}
+		d.path = d.path[:len(d.path)-1]
+	}
+	if found == int(n.n) {
+		return nil // each member is a different field
 	}
 	var extra Extra
-	for i, k := range n.keys {
+	kids := d.t.kids(n)
+	for i := range kids {
+		k := d.t.key(&kids[i])
 		if !slices.ContainsFunc(fs, func(f field) bool { return f.name == k }) {
 			if extra == nil {
 				extra = Extra{}
 			}
-			extra[k] = bytes.Clone(n.vals[i].raw)
+			extra[strings.Clone(k)] = json.RawMessage(d.t.raw(&kids[i]))
 		}
 	}
-	if extra != nil {
-		if ev := v.FieldByName("Extra"); ev.IsValid() && ev.Type() == extraType {
-			ev.Set(reflect.ValueOf(extra))
-		}
-	}
+	return extra
 }
 
-// decodeValue reads n into v: structs field by field, slices item by item
-// (so that a problem names its index), the payload by its kind, scalars
-// by their JSON type.
-func decodeValue(n *node, v reflect.Value, path string, ps *Problems) {
-	t := v.Type()
-	wrong := func() { ps.add(path, "is %s, want %s", nodeKind(n), goKind(t)) }
-	switch {
-	case t == payloadType:
-		decodePayload(n, v.Addr().Interface().(*Payload), path, ps)
-	case t == rawType:
-		v.SetBytes(bytes.Clone(n.raw))
-	case t == timeType:
-		if n.kind != '"' || v.Addr().Interface().(*time.Time).UnmarshalJSON(n.raw) != nil {
-			wrong()
+// maxFields is the most fields an envelope type has.
+const maxFields = 10
+
+// inOrder reports whether the members of the object n are fields of fs in
+// their order, each at most once, as Baton writes them; then vals holds
+// the member of each field, nil for those missing. It saves looking each
+// field up among all members.
+func (d *decoder) inOrder(n *node, fs []field, vals *[maxFields]*node) bool {
+	kids := d.t.kids(n)
+	j := 0
+	for i := range kids {
+		k := d.t.key(&kids[i])
+		for j < len(fs) && fs[j].name != k {
+			j++
 		}
-	case t.Kind() == reflect.Pointer:
-		v.Set(reflect.New(t.Elem()))
-		decodeValue(n, v.Elem(), path, ps)
-	case t.Kind() == reflect.Struct:
-		if n.kind != '{' {
-			wrong()
-			return
+		if j == len(fs) {
+			return false
 		}
-		decodeFields(n, v, path, ps)
-	case t.Kind() == reflect.Slice:
-		if n.kind != '[' {
-			wrong()
-			return
-		}
-		s := reflect.MakeSlice(t, len(n.vals), len(n.vals))
-		for i, item := range n.vals {
-			p := path + "[" + strconv.Itoa(i) + "]"
-			if item.kind == 'n' {
-				ps.add(p, "may not be null")
-				continue
-			}
-			decodeValue(item, s.Index(i), p, ps)
-		}
-		v.Set(s)
-	case t.Kind() == reflect.String:
-		if n.kind != '"' {
-			wrong()
-			return
-		}
-		v.SetString(n.str())
-	case t.Kind() == reflect.Bool:
-		if n.kind != 't' && n.kind != 'f' {
-			wrong()
-			return
-		}
-		v.SetBool(n.kind == 't')
-	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
-		i, err := strconv.ParseInt(string(n.raw), 10, 64)
-		if n.kind != '0' || err != nil {
-			wrong()
-			return
-		}
-		v.SetInt(i)
-	case t.Kind() == reflect.Float64:
-		f, err := strconv.ParseFloat(string(n.raw), 64)
-		if n.kind != '0' || err != nil {
-			wrong()
-			return
-		}
-		v.SetFloat(f)
-	default:
-		if err := json.Unmarshal(n.raw, v.Addr().Interface()); err != nil {
-			wrong()
-		}
+		vals[j] = &kids[i]
+		j++
 	}
+	return true
 }
 
-// decodePayload reads a payload: one of Baton's kinds by its "type", or
-// any other object as given.
-func decodePayload(n *node, p *Payload, path string, ps *Problems) {
+// object reports whether n is an object, and a problem when it is not.
+func (d *decoder) object(n *node) bool {
 	if n.kind != '{' {
-		ps.add(path, "is %s, want an object", nodeKind(n))
+		d.wrong(n, wantObject)
+		return false
+	}
+	return true
+}
+
+// list reads the array n item by item into a new slice, the path pointing
+// at each item; a null item is a problem. want names the array's type.
+func list[T any](d *decoder, n *node, want string, read func(d *decoder, v *node, into *T)) []T {
+	if n.kind != '[' {
+		d.wrong(n, want)
+		return nil
+	}
+	kids := d.t.kids(n)
+	s := make([]T, len(kids))
+	for i := range kids {
+		d.path = append(d.path, step{index: i})
+		if v := &kids[i]; v.kind == 'n' {
+			d.problem("may not be null")
+		} else {
+			read(d, v, &s[i])
+		}
+		d.path = d.path[:len(d.path)-1]
+	}
+	return s
+}
+
+func (d *decoder) string(n *node) string {
+	if n.kind != '"' {
+		d.wrong(n, wantString)
+		return ""
+	}
+	return d.t.str(n)
+}
+
+func (d *decoder) bool(n *node) bool {
+	if n.kind != 't' && n.kind != 'f' {
+		d.wrong(n, wantBool)
+		return false
+	}
+	return n.kind == 't'
+}
+
+func (d *decoder) int(n *node) int64 {
+	i, err := strconv.ParseInt(d.t.raw(n), 10, 64)
+	if n.kind != '0' || err != nil {
+		d.wrong(n, wantInteger)
+		return 0
+	}
+	return i
+}
+
+func (d *decoder) float(n *node) float64 {
+	f, err := strconv.ParseFloat(d.t.raw(n), 64)
+	if n.kind != '0' || err != nil {
+		d.wrong(n, wantNumber)
+		return 0
+	}
+	return f
+}
+
+func (d *decoder) time(n *node) time.Time {
+	var t time.Time
+	if n.kind != '"' || t.UnmarshalJSON([]byte(d.t.raw(n))) != nil {
+		d.wrong(n, wantTime)
+		return time.Time{}
+	}
+	return t
+}
+
+func (d *decoder) stringInto(n *node, s *string) { *s = d.string(n) }
+
+func (d *decoder) pathInto(n *node, p *Path) { *p = Path(d.string(n)) }
+
+func (d *decoder) rawInto(n *node, r *json.RawMessage) { *r = json.RawMessage(d.t.raw(n)) }
+
+func (d *decoder) strings(n *node) []string { return list(d, n, wantStrings, (*decoder).stringInto) }
+
+func (d *decoder) envelope(n *node, e *Envelope) {
+	e.Extra = d.fields(n, envelopeFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			e.HandoffVersion = d.string(v)
+		case 1:
+			e.Timestamp = d.time(v)
+		case 2:
+			e.SessionID = d.string(v)
+		case 3:
+			e.ProductName = d.string(v)
+		case 4:
+			e.ProductNameSlug = d.string(v)
+		case 5:
+			if d.object(v) {
+				d.sourceAgent(v, &e.SourceAgent)
+			}
+		case 6:
+			if d.object(v) {
+				d.targetAgent(v, &e.TargetAgent)
+			}
+		case 7:
+			if d.object(v) {
+				d.artifacts(v, &e.Artifacts)
+			}
+		case 8:
+			d.payload(v, &e.Payload)
+		case 9:
+			if d.object(v) {
+				d.workflowState(v, &e.WorkflowState)
+			}
+		}
+	})
+}
+
+func (d *decoder) sourceAgent(n *node, a *SourceAgent) {
+	a.Extra = d.fields(n, sourceAgentFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			a.AgentType = AgentType(d.string(v))
+		case 1:
+			a.PhaseCompleted = d.string(v)
+		case 2:
+			a.ExecutionTimeMS = d.int(v)
+		}
+	})
+}
+
+func (d *decoder) targetAgent(n *node, a *TargetAgent) {
+	a.Extra = d.fields(n, targetAgentFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			a.AgentType = AgentType(d.string(v))
+		case 1:
+			a.PhaseToExecute = d.string(v)
+		}
+	})
+}
+
+func (d *decoder) artifacts(n *node, a *Artifacts) {
+	a.Extra = d.fields(n, artifactsFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			a.Created = list(d, v, wantObjects, (*decoder).artifact)
+		case 1:
+			a.Referenced = list(d, v, wantStrings, (*decoder).pathInto)
+		}
+	})
+}
+
+func (d *decoder) artifact(n *node, a *Artifact) {
+	if !d.object(n) {
+		return
+	}
+	a.Extra = d.fields(n, artifactFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			a.Type = ArtifactType(d.string(v))
+		case 1:
+			a.Path = Path(d.string(v))
+		case 2:
+			a.Description = d.string(v)
+		}
+	})
+}
+
+func (d *decoder) workflowState(n *node, w *WorkflowState) {
+	w.Extra = d.fields(n, workflowStateFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			w.IsAIMLProduct = d.bool(v)
+		case 1:
+			w.ExecutionMode = ExecutionMode(d.string(v))
+		case 2:
+			w.PhasesCompleted = d.strings(v)
+		case 3:
+			w.PhasesRemaining = d.strings(v)
+		case 4:
+			w.ProgressPercentage = d.float(v)
+		}
+	})
+}
+
+// payload reads a payload: one of Baton's kinds by its "type", or any
+// other object as given.
+func (d *decoder) payload(n *node, p *Payload) {
+	if !d.object(n) {
 		return
 	}
 	var kind Kind
-	if t := n.member("type"); t != nil && t.kind == '"' {
-		kind = Kind(t.str())
+	if t := d.t.member(n, "type"); t != nil && t.kind == '"' {
+		kind = Kind(d.t.str(t))
 	}
-	var v any
 	switch kind {
 	case KindBrainstormHandoff:
 		p.BrainstormHandoff = new(BrainstormHandoff)
-		v = p.BrainstormHandoff
+		d.brainstormHandoff(n, p.BrainstormHandoff)
 	case KindPlan:
 		p.Plan = new(Plan)
-		v = p.Plan
+		d.plan(n, p.Plan)
 	case KindAgentHandoff:
 		p.AgentHandoff = new(AgentHandoff)
-		v = p.AgentHandoff
+		d.agentHandoff(n, p.AgentHandoff)
 	case KindError:
 		p.Error = new(Failure)
-		v = p.Error
+		d.failure(n, p.Error)
 	default:
-		p.Raw = bytes.Clone(n.raw)
+		p.Raw = json.RawMessage(d.t.raw(n))
+	}
+}
+
+func (d *decoder) brainstormHandoff(n *node, b *BrainstormHandoff) {
+	b.Extra = d.fields(n, brainstormHandoffFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			b.Type = Kind(d.string(v))
+		case 1:
+			b.SnapshotID = d.string(v)
+		case 2:
+			b.SHA256 = d.string(v)
+		case 3:
+			b.HandoffID = d.string(v)
+		case 4:
+			b.ThreadID = d.string(v)
+		case 5:
+			b.FrozenAt = d.time(v)
+		case 6:
+			b.Summary = d.string(v)
+		case 7:
+			b.Decisions = list(d, v, wantObjects, (*decoder).decision)
+		case 8:
+			b.FilesReferenced = list(d, v, wantObjects, (*decoder).file)
+		case 9:
+			b.Risks = list(d, v, wantObjects, (*decoder).risk)
+		}
+	})
+}
+
+func (d *decoder) decision(n *node, dec *Decision) {
+	if !d.object(n) {
 		return
 	}
-	decodeFields(n, reflect.ValueOf(v).Elem(), path, ps)
+	dec.Extra = d.fields(n, decisionFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			dec.ID = d.string(v)
+		case 1:
+			dec.Label = d.string(v)
+		case 2:
+			dec.Content = d.string(v)
+		case 3:
+			dec.Source = d.string(v)
+		case 4:
+			c := new(float64)
+			*c = d.float(v)
+			dec.Confidence = c
+		case 5:
+			dec.MessageIDs = d.strings(v)
+		}
+	})
+}
+
+func (d *decoder) file(n *node, f *File) {
+	if !d.object(n) {
+		return
+	}
+	f.Extra = d.fields(n, fileFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			f.ID = d.string(v)
+		case 1:
+			f.Path = Path(d.string(v))
+		case 2:
+			f.Relevance = d.string(v)
+		case 3:
+			f.Context = d.string(v)
+		}
+	})
+}
+
+func (d *decoder) risk(n *node, r *Risk) {
+	if !d.object(n) {
+		return
+	}
+	r.Extra = d.fields(n, riskFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			r.ID = d.string(v)
+		case 1:
+			r.Description = d.string(v)
+		case 2:
+			r.Severity = d.string(v)
+		case 3:
+			r.Mitigation = d.string(v)
+		}
+	})
+}
+
+func (d *decoder) plan(n *node, p *Plan) {
+	p.Extra = d.fields(n, planFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			p.Type = Kind(d.string(v))
+		case 1:
+			p.PlanID = d.string(v)
+		case 2:
+			p.SnapshotID = d.string(v)
+		case 3:
+			p.Version = int(d.int(v))
+		case 4:
+			p.Markdown = d.string(v)
+		case 5:
+			if d.object(v) {
+				d.coverage(v, &p.Coverage)
+			}
+		}
+	})
+}
+
+func (d *decoder) coverage(n *node, c *Coverage) {
+	c.Extra = d.fields(n, coverageFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			c.Covered = d.strings(v)
+		case 1:
+			c.Uncovered = d.strings(v)
+		case 2:
+			c.Total = int(d.int(v))
+		}
+	})
+}
+
+func (d *decoder) agentHandoff(n *node, a *AgentHandoff) {
+	a.Extra = d.fields(n, agentHandoffFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			a.Type = Kind(d.string(v))
+		case 1:
+			a.HandoffID = d.string(v)
+		case 2:
+			a.SourceAgentID = d.string(v)
+		case 3:
+			a.TargetAgentID = d.string(v)
+		case 4:
+			a.Scope = d.string(v)
+		case 5:
+			a.Summary = d.string(v)
+		case 6:
+			a.Results = list(d, v, wantResults, (*decoder).rawInto)
+		case 7:
+			if d.object(v) {
+				d.contextSnapshot(v, &a.ContextSnapshot)
+			}
+		}
+	})
+}
+
+func (d *decoder) contextSnapshot(n *node, c *ContextSnapshot) {
+	c.Extra = d.fields(n, contextSnapshotFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			c.DecisionIDs = d.strings(v)
+		case 1:
+			c.WarningIDs = d.strings(v)
+		case 2:
+			c.FindingIDs = d.strings(v)
+		case 3:
+			c.Summaries = d.strings(v)
+		}
+	})
+}
+
+func (d *decoder) failure(n *node, f *Failure) {
+	f.Extra = d.fields(n, failureFields, func(i int, v *node) {
+		switch i {
+		case 0:
+			f.Type = Kind(d.string(v))
+		case 1:
+			f.Code = ErrorCode(d.string(v))
+		case 2:
+			f.Message = d.string(v)
+		case 3:
+			f.PartialOutput = d.string(v)
+		case 4:
+			f.RecoverySuggestions = d.strings(v)
+		case 5:
+			f.PlanID = d.string(v)
+		case 6:
+			f.SnapshotID = d.string(v)
+		}
+	})
 }
 
 // nodeKind names the JSON type of a value: "a string", "an object", …
@@ -326,13 +706,6 @@ func nodeKind(n *node) string {
 		return "null"
 	}
 	return "a number"
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
 }
 
 // goKind names the JSON type a Go type reads.

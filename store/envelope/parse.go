@@ -2,68 +2,150 @@ package envelope
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// node is a parsed JSON value: its kind, its text in the input, and for an
-// object its members in order, for an array its items. Decode parses an
-// envelope once into nodes and reads every field from them, so that a large
-// string (a plan's markdown) is scanned once instead of once per level of
-// encoding/json's nested Unmarshal calls.
-type node struct {
-	kind  byte // '{', '[', '"', '0' (a number), 't', 'f', 'n' (null)
-	raw   []byte
-	keys  []string // objects
-	vals  []*node  // objects: the member values; arrays: the items
-	plain bool     // strings: no escapes and valid UTF-8, so raw[1:len-1] is the value
+// tree is a parsed JSON text. Decode parses an envelope once into a tree
+// and reads every field from it, so that a large string (a plan's
+// markdown) is scanned once instead of once per level of encoding/json's
+// nested Unmarshal calls.
+//
+// The text of the nodes and member names is in src, one string copy of
+// the input, so that reading a plain string (no escapes, valid UTF-8) or a
+// member name allocates nothing. The nodes hold offsets, not pointers, so
+// that the garbage collector has nothing to scan in them and moving them
+// costs no write barriers.
+type tree struct {
+	src  string
+	root node
+	// blocks hold the children of every container, each container's in a
+	// row in one block.
+	blocks [][]node
+	keys   []string // member names that have escapes, unquoted
+	// spare are blocks of a tree parsed before, to fill again; stack is
+	// the parser's, kept for the next.
+	spare [][]node
+	stack []node
 }
 
-// member returns the value of the last member named key (the one
-// encoding/json would keep), or nil.
-func (n *node) member(key string) *node {
-	for i := len(n.keys) - 1; i >= 0; i-- {
-		if n.keys[i] == key {
-			return n.vals[i]
+// trees keeps parsed trees' blocks for the next parse: they hold no
+// pointers, and Decode is done with a tree when it returns.
+var trees = sync.Pool{New: func() any { return new(tree) }}
+
+// release gives t's memory to the next parse; t may not be used after.
+func (t *tree) release() {
+	for i := range t.blocks {
+		t.blocks[i] = t.blocks[i][:0]
+	}
+	*t = tree{spare: append(t.blocks, t.spare...), stack: t.stack[:0]}
+	trees.Put(t)
+}
+
+// block returns an empty block for at least k nodes: a spare one if one is
+// big enough. Blocks grow from 256 nodes to 4096.
+func (t *tree) block(k int) []node {
+	size := max(k, 256<<min(len(t.blocks), 4))
+	for len(t.spare) > 0 {
+		b := t.spare[0]
+		t.spare = t.spare[1:]
+		if cap(b) >= size {
+			return b
+		}
+	}
+	return make([]node, 0, size)
+}
+
+// node is a parsed JSON value: its kind, its text, and for an object its
+// members in order, for an array its items. Offsets are int32: Decode
+// parses at most MaxBytes.
+type node struct {
+	kind  byte // '{', '[', '"', '0' (a number), 't', 'f', 'n' (null)
+	plain bool // strings: no escapes and valid UTF-8, so the text less its quotes is the value
+	ascii bool // strings: the text is ASCII (escapes aside)
+	// start and end delimit the text in src.
+	start, end int32
+	// key and keyEnd delimit the member name of an object's member value
+	// in src, or, when keyEnd is negative, key is its index in keys.
+	key, keyEnd int32
+	// block, first and n are where a container's children are:
+	// blocks[block][first:first+n].
+	block, first, n int32
+}
+
+// raw returns n's JSON text.
+func (t *tree) raw(n *node) string { return t.src[n.start:n.end] }
+
+// str returns a string node's value.
+func (t *tree) str(n *node) string {
+	if n.plain {
+		return t.src[n.start+1 : n.end-1]
+	}
+	return unquote(t.src[n.start+1:n.end-1], n.ascii)
+}
+
+// key returns the member name of a member value.
+func (t *tree) key(n *node) string {
+	if n.keyEnd < 0 {
+		return t.keys[n.key]
+	}
+	return t.src[n.key:n.keyEnd]
+}
+
+// kids returns a container's members or items.
+func (t *tree) kids(n *node) []node {
+	if n.n == 0 {
+		return nil
+	}
+	return t.blocks[n.block][n.first : n.first+n.n]
+}
+
+// member returns the value of the last member of the object n named key
+// (the one encoding/json would keep), or nil.
+func (t *tree) member(n *node, key string) *node {
+	kids := t.kids(n)
+	for i := len(kids) - 1; i >= 0; i-- {
+		if t.key(&kids[i]) == key {
+			return &kids[i]
 		}
 	}
 	return nil
 }
 
-// str returns a string node's value.
-func (n *node) str() string {
-	if n.plain {
-		return string(n.raw[1 : len(n.raw)-1])
-	}
-	return unquote(n.raw[1 : len(n.raw)-1])
-}
-
 // unquote decodes the inside of a JSON string the parser checked, as
 // encoding/json does: escapes decoded, invalid UTF-8 and lone surrogates
-// replaced by U+FFFD.
-func unquote(s []byte) string {
-	b := make([]byte, 0, len(s))
+// replaced by U+FFFD. ascii says s is ASCII, so valid UTF-8.
+func unquote(s string, ascii bool) string {
+	var b strings.Builder
+	b.Grow(len(s)) // escapes shorten a string; only invalid UTF-8 lengthens it
 	for len(s) > 0 {
-		j := bytes.IndexByte(s, '\\')
+		j := strings.IndexByte(s, '\\')
 		if j < 0 {
 			j = len(s)
 		}
-		b = appendValid(b, s[:j])
+		if ascii {
+			b.WriteString(s[:j])
+		} else {
+			writeValid(&b, s[:j])
+		}
 		if s = s[j:]; len(s) == 0 {
 			break
 		}
 		switch s[1] {
 		case 'b':
-			b = append(b, '\b')
+			b.WriteByte('\b')
 		case 'f':
-			b = append(b, '\f')
+			b.WriteByte('\f')
 		case 'n':
-			b = append(b, '\n')
+			b.WriteByte('\n')
 		case 'r':
-			b = append(b, '\r')
+			b.WriteByte('\r')
 		case 't':
-			b = append(b, '\t')
+			b.WriteByte('\t')
 		case 'u':
 			r := hex4(s[2:6])
 			s = s[4:] // s[1] is the last hex digit
@@ -79,36 +161,37 @@ func unquote(s []byte) string {
 					r = utf8.RuneError
 				}
 			}
-			b = utf8.AppendRune(b, r)
+			b.WriteRune(r)
 		default: // " \\ /
-			b = append(b, s[1])
+			b.WriteByte(s[1])
 		}
 		s = s[2:]
 	}
-	return string(b)
+	return b.String()
 }
 
-// appendValid appends s, with each byte of invalid UTF-8 as U+FFFD.
-func appendValid(b, s []byte) []byte {
-	if utf8.Valid(s) {
-		return append(b, s...)
+// writeValid writes s, with each byte of invalid UTF-8 as U+FFFD.
+func writeValid(b *strings.Builder, s string) {
+	if utf8.ValidString(s) {
+		b.WriteString(s)
+		return
 	}
 	for len(s) > 0 {
-		r, size := utf8.DecodeRune(s)
+		r, size := utf8.DecodeRuneInString(s)
 		if r == utf8.RuneError && size == 1 {
-			b = utf8.AppendRune(b, utf8.RuneError)
+			b.WriteRune(utf8.RuneError)
 		} else {
-			b = append(b, s[:size]...)
+			b.WriteString(s[:size])
 		}
 		s = s[size:]
 	}
-	return b
 }
 
 // hex4 reads four hex digits the parser checked.
-func hex4(h []byte) rune {
+func hex4(h string) rune {
 	var r rune
-	for _, c := range h {
+	for i := range 4 {
+		c := h[i]
 		switch {
 		case c >= '0' && c <= '9':
 			c -= '0'
@@ -131,46 +214,26 @@ type syntaxError struct {
 	msg    string
 }
 
+// parser reads JSON text into a tree. The members and items of the
+// containers it is inside collect on stack; when a container closes they
+// move, in a row, to one of the tree's blocks.
 type parser struct {
 	data []byte
 	i    int
-	slab []node // nodes are allocated in blocks
-	// keys holds each plain member name once: an envelope repeats a few
-	// names thousands of times.
-	keys map[string]string
+	// quote and bslash are the index of the next '"' and '\\' from i on
+	// (len(data) when there is none), once they are looked for.
+	quote, bslash int
+	stack         []node
+	t             *tree
 }
 
-// key returns the member name k, a string node.
-func (p *parser) key(k *node) string {
-	if !k.plain {
-		return k.str()
-	}
-	raw := k.raw[1 : len(k.raw)-1]
-	if s, ok := p.keys[string(raw)]; ok {
-		return s
-	}
-	if p.keys == nil {
-		p.keys = make(map[string]string)
-	}
-	s := string(raw)
-	p.keys[s] = s
-	return s
-}
-
-// node returns a new node of the given kind.
-func (p *parser) node(kind byte) *node {
-	if len(p.slab) == cap(p.slab) {
-		p.slab = make([]node, 0, 256)
-	}
-	p.slab = p.slab[:len(p.slab)+1]
-	n := &p.slab[len(p.slab)-1]
-	n.kind = kind
-	return n
-}
-
-// parse parses data as one JSON value, or says where it breaks.
-func parse(data []byte) (*node, *syntaxError) {
-	p := &parser{data: data}
+// parse parses data as one JSON value, or says where it breaks. The tree's
+// text is a string copy of data, made once. Release the tree when done
+// with its nodes.
+func parse(data []byte) (*tree, *syntaxError) {
+	t := trees.Get().(*tree)
+	t.src = string(data)
+	p := &parser{data: data, quote: -1, bslash: -1, t: t, stack: t.stack}
 	p.space()
 	n, err := p.value(0)
 	if err != nil {
@@ -180,7 +243,8 @@ func parse(data []byte) (*node, *syntaxError) {
 	if p.i < len(p.data) {
 		return nil, p.fail("unexpected %s after the top-level value", p.char())
 	}
-	return n, nil
+	t.root, t.stack = n, p.stack[:0]
+	return t, nil
 }
 
 func (p *parser) fail(format string, args ...any) *syntaxError {
@@ -206,12 +270,28 @@ func (p *parser) space() {
 	}
 }
 
-func (p *parser) value(depth int) (*node, *syntaxError) {
+// close moves the nodes on the stack from mark on, the children of the
+// container c, to the tree's last block, or a new one when they do not
+// fit.
+func (p *parser) close(c *node, mark int) {
+	t, k := p.t, len(p.stack)-mark
+	last := len(t.blocks) - 1
+	if last < 0 || cap(t.blocks[last])-len(t.blocks[last]) < k {
+		t.blocks = append(t.blocks, t.block(k))
+		last++
+	}
+	b := t.blocks[last]
+	c.block, c.first, c.n = int32(last), int32(len(b)), int32(k)
+	t.blocks[last] = append(b, p.stack[mark:]...)
+	p.stack = p.stack[:mark]
+}
+
+func (p *parser) value(depth int) (node, *syntaxError) {
 	if depth > maxDepth {
-		return nil, p.fail("nested too deeply")
+		return node{}, p.fail("nested too deeply")
 	}
 	if p.i >= len(p.data) {
-		return nil, p.fail("unexpected end of input, looking for a value")
+		return node{}, p.fail("unexpected end of input, looking for a value")
 	}
 	start := p.i
 	switch c := p.data[p.i]; {
@@ -220,20 +300,16 @@ func (p *parser) value(depth int) (*node, *syntaxError) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		plain, err := p.string()
+		plain, ascii, err := p.string()
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n := p.node('"')
-		n.raw, n.plain = p.data[start:p.i], plain
-		return n, nil
+		return node{kind: '"', start: int32(start), end: int32(p.i), plain: plain, ascii: ascii}, nil
 	case c == '-' || c >= '0' && c <= '9':
 		if err := p.number(); err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n := p.node('0')
-		n.raw = p.data[start:p.i]
-		return n, nil
+		return node{kind: '0', start: int32(start), end: int32(p.i)}, nil
 	case c == 't':
 		return p.literal("true", 't')
 	case c == 'f':
@@ -241,54 +317,56 @@ func (p *parser) value(depth int) (*node, *syntaxError) {
 	case c == 'n':
 		return p.literal("null", 'n')
 	}
-	return nil, p.fail("unexpected %s, looking for a value", p.char())
+	return node{}, p.fail("unexpected %s, looking for a value", p.char())
 }
 
-func (p *parser) literal(word string, kind byte) (*node, *syntaxError) {
+func (p *parser) literal(word string, kind byte) (node, *syntaxError) {
 	if !bytes.HasPrefix(p.data[p.i:], []byte(word)) {
-		return nil, p.fail("unexpected %s, looking for %s", p.char(), word)
+		return node{}, p.fail("unexpected %s, looking for %s", p.char(), word)
 	}
 	start := p.i
 	p.i += len(word)
-	n := p.node(kind)
-	n.raw = p.data[start:p.i]
-	return n, nil
+	return node{kind: kind, start: int32(start), end: int32(p.i)}, nil
 }
 
-func (p *parser) object(depth int) (*node, *syntaxError) {
+func (p *parser) object(depth int) (node, *syntaxError) {
 	start := p.i
-	n := p.node('{')
 	p.i++ // {
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == '}' {
 		p.i++
-		n.raw = p.data[start:p.i]
-		return n, nil
+		return node{kind: '{', start: int32(start), end: int32(p.i)}, nil
 	}
+	mark := len(p.stack)
 	for {
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
-			return nil, p.fail("unexpected %s, looking for a member name", p.char())
+			return node{}, p.fail("unexpected %s, looking for a member name", p.char())
 		}
 		ks := p.i
-		plain, err := p.string()
+		plain, ascii, err := p.string()
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		key := node{kind: '"', raw: p.data[ks:p.i], plain: plain}
+		key, keyEnd := int32(ks+1), int32(p.i-1)
+		if !plain {
+			key, keyEnd = int32(len(p.t.keys)), -1
+			p.t.keys = append(p.t.keys, unquote(p.t.src[ks+1:p.i-1], ascii))
+		}
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return nil, p.fail("unexpected %s after a member name, looking for ':'", p.char())
+			return node{}, p.fail("unexpected %s after a member name, looking for ':'", p.char())
 		}
 		p.i++
 		p.space()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n.keys, n.vals = append(n.keys, p.key(&key)), append(n.vals, v)
+		v.key, v.keyEnd = key, keyEnd
+		p.stack = append(p.stack, v)
 		p.space()
 		if p.i >= len(p.data) {
-			return nil, p.fail("unexpected end of input in an object")
+			return node{}, p.fail("unexpected end of input in an object")
 		}
 		switch p.data[p.i] {
 		case ',':
@@ -296,33 +374,33 @@ func (p *parser) object(depth int) (*node, *syntaxError) {
 			p.space()
 		case '}':
 			p.i++
-			n.raw = p.data[start:p.i]
+			n := node{kind: '{', start: int32(start), end: int32(p.i)}
+			p.close(&n, mark)
 			return n, nil
 		default:
-			return nil, p.fail("unexpected %s in an object, looking for ',' or '}'", p.char())
+			return node{}, p.fail("unexpected %s in an object, looking for ',' or '}'", p.char())
 		}
 	}
 }
 
-func (p *parser) array(depth int) (*node, *syntaxError) {
+func (p *parser) array(depth int) (node, *syntaxError) {
 	start := p.i
-	n := p.node('[')
 	p.i++ // [
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == ']' {
 		p.i++
-		n.raw = p.data[start:p.i]
-		return n, nil
+		return node{kind: '[', start: int32(start), end: int32(p.i)}, nil
 	}
+	mark := len(p.stack)
 	for {
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return node{}, err
 		}
-		n.vals = append(n.vals, v)
+		p.stack = append(p.stack, v)
 		p.space()
 		if p.i >= len(p.data) {
-			return nil, p.fail("unexpected end of input in an array")
+			return node{}, p.fail("unexpected end of input in an array")
 		}
 		switch p.data[p.i] {
 		case ',':
@@ -330,43 +408,93 @@ func (p *parser) array(depth int) (*node, *syntaxError) {
 			p.space()
 		case ']':
 			p.i++
-			n.raw = p.data[start:p.i]
+			n := node{kind: '[', start: int32(start), end: int32(p.i)}
+			p.close(&n, mark)
 			return n, nil
 		default:
-			return nil, p.fail("unexpected %s in an array, looking for ',' or ']'", p.char())
+			return node{}, p.fail("unexpected %s in an array, looking for ',' or ']'", p.char())
 		}
 	}
 }
 
+// SWAR ("SIMD within a register") constants: a byte of ones in each of
+// the eight lanes of a uint64, and each lane's high bit.
+const (
+	lanes1    = 0x0101010101010101
+	lanesHigh = 0x8080808080808080
+)
+
+// zeroLane has a lane's high bit set if the lane is zero; it may set
+// the bits of lanes above a zero one too.
+func zeroLane(x uint64) uint64 { return (x - lanes1) & ^x & lanesHigh }
+
+// next returns the index of the first c in data from i on, or len(data).
+func next(data []byte, i int, c byte) int {
+	if j := bytes.IndexByte(data[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(data)
+}
+
+// text checks that data[i:end] holds no control character, eight bytes at
+// a time, and returns the index of the first one, or end. It ORs the bytes
+// it passes into *high, whose high bits then tell whether any is not ASCII.
+func text(data []byte, i, end int, high *uint64) int {
+	h := *high
+	for ; i+8 <= end; i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if (w-lanes1*0x20)&^w&lanesHigh != 0 { // a lane below 0x20
+			break
+		}
+		h |= w
+	}
+	for ; i < end; i++ {
+		c := data[i]
+		if c < 0x20 {
+			break
+		}
+		h |= uint64(c)
+	}
+	*high = h
+	return i
+}
+
 // string scans a string from its opening quote past its closing one, and
-// reports whether it is plain: no escapes, valid UTF-8.
-func (p *parser) string() (plain bool, err *syntaxError) {
+// reports whether it is plain (no escapes, valid UTF-8) and whether its
+// text is ASCII. It finds the quotes and backslashes that end runs of
+// plain text with bytes.IndexByte, remembering the next of each across
+// strings.
+func (p *parser) string() (plain, ascii bool, err *syntaxError) {
 	start := p.i
 	p.i++ // "
 	plain = true
+	var high uint64
 	for {
-		if p.i >= len(p.data) {
-			return false, p.fail("unexpected end of input in a string")
+		if p.quote < p.i {
+			p.quote = next(p.data, p.i, '"')
 		}
-		c := p.data[p.i]
-		if c == '"' {
+		if p.bslash < p.i {
+			p.bslash = next(p.data, p.i, '\\')
+		}
+		end := min(p.quote, p.bslash)
+		if p.i = text(p.data, p.i, end, &high); p.i < end {
+			return false, false, p.fail("control character %#02x in a string", p.data[p.i])
+		}
+		if p.i >= len(p.data) {
+			return false, false, p.fail("unexpected end of input in a string")
+		}
+		if p.data[p.i] == '"' {
 			p.i++
-			if plain && !utf8.Valid(p.data[start:p.i]) {
+			ascii = high&lanesHigh == 0
+			if plain && !ascii && !utf8.Valid(p.data[start:p.i]) {
 				plain = false
 			}
-			return plain, nil
-		}
-		if c < 0x20 {
-			return false, p.fail("control character %#02x in a string", c)
-		}
-		if c != '\\' {
-			p.i++
-			continue
+			return plain, ascii, nil
 		}
 		plain = false
 		p.i++ // backslash
 		if p.i >= len(p.data) {
-			return false, p.fail("unexpected end of input in a string")
+			return false, false, p.fail("unexpected end of input in a string")
 		}
 		switch p.data[p.i] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -374,16 +502,16 @@ func (p *parser) string() (plain bool, err *syntaxError) {
 		case 'u':
 			if p.i+5 > len(p.data) {
 				p.i = len(p.data)
-				return false, p.fail("unexpected end of input in a string")
+				return false, false, p.fail("unexpected end of input in a string")
 			}
 			for _, c := range p.data[p.i+1 : p.i+5] {
 				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-					return false, p.fail("invalid \\u escape in a string")
+					return false, false, p.fail("invalid \\u escape in a string")
 				}
 			}
 			p.i += 5
 		default:
-			return false, p.fail("invalid escape %s in a string", p.char())
+			return false, false, p.fail("invalid escape %s in a string", p.char())
 		}
 	}
 }

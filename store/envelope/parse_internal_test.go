@@ -13,16 +13,16 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n, err := parse(data)
+		tr, err := parse(data)
 		if (err == nil) != json.Valid(data) {
 			t.Fatalf("parse(%q) err=%v, json.Valid=%v", data, err, json.Valid(data))
 		}
-		if err != nil || n.kind != '"' {
+		if err != nil || tr.root.kind != '"' {
 			return
 		}
 		var want string
 		json.Unmarshal(data, &want)
-		if got := n.str(); got != want {
+		if got := tr.str(&tr.root); got != want {
 			t.Fatalf("str(%q) = %q, want %q", data, got, want)
 		}
 	})

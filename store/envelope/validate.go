@@ -70,36 +70,70 @@ type checker struct {
 	opts Options
 }
 
-func (c *checker) add(path, format string, args ...any) { c.ps.add(path, format, args...) }
+// loc is the JSON path of a value being checked: base, then [index] when
+// index is not negative, then field (".content"). The checker writes it
+// out only for a problem.
+type loc struct {
+	base  string
+	index int
+	field string
+}
 
-// text checks a string's length in characters (not bytes), from min to max.
-func (c *checker) text(path, s string, min, max int) {
-	n := utf8.RuneCountInString(s)
+// jsonPath is the path p.
+func jsonPath(p string) loc { return loc{base: p, index: -1} }
+
+// item is the path base[i].
+func item(base string, i int) loc { return loc{base: base, index: i} }
+
+// dot is the path of the member f of l's value: f starts with a dot.
+func (l loc) dot(f string) loc {
+	l.field = f
+	return l
+}
+
+func (l loc) String() string {
+	if l.index < 0 {
+		return l.base + l.field
+	}
+	return l.base + "[" + strconv.Itoa(l.index) + "]" + l.field
+}
+
+func (c *checker) add(at loc, format string, args ...any) { c.ps.add(at.String(), format, args...) }
+
+// text checks a string's length in characters (not bytes), from min to
+// max. It counts the characters only when the bytes do not settle it.
+func (c *checker) text(at loc, s string, min, max int) {
 	switch {
 	case min > 0 && strings.TrimSpace(s) == "":
-		c.add(path, "required, and may not be empty")
-	case n < min:
-		c.add(path, "is %d characters long; write at least %d", n, min)
-	case max > 0 && n > max:
-		c.add(path, "is %d characters long; keep it to %d", n, max)
+		c.add(at, "required, and may not be empty")
+	case len(s) < utf8.UTFMax*min || max > 0 && len(s) > max:
+		// A string has from len/UTFMax to len characters: counting
+		// them can change the verdict only here.
+		n := utf8.RuneCountInString(s)
+		switch {
+		case n < min:
+			c.add(at, "is %d characters long; write at least %d", n, min)
+		case max > 0 && n > max:
+			c.add(at, "is %d characters long; keep it to %d", n, max)
+		}
 	}
 }
 
-func (c *checker) uuid(path, s string) {
+func (c *checker) uuid(at loc, s string) {
 	if !uuidRE.MatchString(s) {
-		c.add(path, "%q is not a UUID (8-4-4-4-12 hex digits)", cut(s))
+		c.add(at, "%q is not a UUID (8-4-4-4-12 hex digits)", cut(s))
 	}
 }
 
-func (c *checker) oneOf(path, s string, allowed ...string) {
+func (c *checker) oneOf(at loc, s string, allowed ...string) {
 	if !slices.Contains(allowed, s) {
-		c.add(path, "%q is not one of %s", cut(s), strings.Join(allowed, ", "))
+		c.add(at, "%q is not one of %s", cut(s), strings.Join(allowed, ", "))
 	}
 }
 
 // path checks a relative path inside a project or bundle, by the store's
 // rules (store.CleanPath), written as the store writes it.
-func (c *checker) path(at string, p Path) {
+func (c *checker) path(at loc, p Path) {
 	if strings.TrimSpace(string(p)) == "" {
 		c.add(at, "required, and may not be empty")
 		return
@@ -116,10 +150,9 @@ func (c *checker) path(at string, p Path) {
 func (c *checker) uniqueIDs(path string, ids []string) {
 	seen := make(map[string]int, len(ids))
 	for i, id := range ids {
-		at := path + "[" + strconv.Itoa(i) + "]"
-		c.text(at, id, 1, 100)
+		c.text(item(path, i), id, 1, 100)
 		if j, dup := seen[id]; dup {
-			c.add(at, "repeats %s[%d]", path, j)
+			c.add(item(path, i), "repeats %s[%d]", path, j)
 		}
 		seen[id] = i
 	}
@@ -127,23 +160,23 @@ func (c *checker) uniqueIDs(path string, ids []string) {
 
 func (c *checker) envelope(e *Envelope) {
 	if !versionRE.MatchString(e.HandoffVersion) {
-		c.add("handoff_version", "%q is not a 1.x version", cut(e.HandoffVersion))
+		c.add(jsonPath("handoff_version"), "%q is not a 1.x version", cut(e.HandoffVersion))
 	}
 	if e.Timestamp.IsZero() {
-		c.add("timestamp", "required")
+		c.add(jsonPath("timestamp"), "required")
 	}
-	c.uuid("session_id", e.SessionID)
-	c.text("product_name", e.ProductName, 1, 200)
+	c.uuid(jsonPath("session_id"), e.SessionID)
+	c.text(jsonPath("product_name"), e.ProductName, 1, 200)
 	if want := Slug(e.ProductName); e.ProductNameSlug != want {
-		c.add("product_name_slug", "is %q, but product_name %q gives %q", cut(e.ProductNameSlug), cut(e.ProductName), want)
+		c.add(jsonPath("product_name_slug"), "is %q, but product_name %q gives %q", cut(e.ProductNameSlug), cut(e.ProductName), want)
 	}
-	c.agentType("source_agent.agent_type", e.SourceAgent.AgentType)
-	c.text("source_agent.phase_completed", e.SourceAgent.PhaseCompleted, 1, MaxSummaryLen)
+	c.agentType(jsonPath("source_agent.agent_type"), e.SourceAgent.AgentType)
+	c.text(jsonPath("source_agent.phase_completed"), e.SourceAgent.PhaseCompleted, 1, MaxSummaryLen)
 	if e.SourceAgent.ExecutionTimeMS < 0 {
-		c.add("source_agent.execution_time_ms", "is %d; it may not be negative", e.SourceAgent.ExecutionTimeMS)
+		c.add(jsonPath("source_agent.execution_time_ms"), "is %d; it may not be negative", e.SourceAgent.ExecutionTimeMS)
 	}
-	c.agentType("target_agent.agent_type", e.TargetAgent.AgentType)
-	c.text("target_agent.phase_to_execute", e.TargetAgent.PhaseToExecute, 1, MaxSummaryLen)
+	c.agentType(jsonPath("target_agent.agent_type"), e.TargetAgent.AgentType)
+	c.text(jsonPath("target_agent.phase_to_execute"), e.TargetAgent.PhaseToExecute, 1, MaxSummaryLen)
 	c.artifacts(e)
 	c.workflow(&e.WorkflowState)
 
@@ -157,9 +190,9 @@ func (c *checker) envelope(e *Envelope) {
 	case p.Error != nil:
 		c.failure(p.Error)
 	case e.SourceAgent.AgentType.batonOnly():
-		c.add("payload.type", "a %s envelope carries one of Baton's payloads: %s", e.SourceAgent.AgentType, kindList())
+		c.add(jsonPath("payload.type"), "a %s envelope carries one of Baton's payloads: %s", e.SourceAgent.AgentType, kindList())
 	case len(p.Raw) == 0:
-		c.add("payload", "required, missing")
+		c.add(jsonPath("payload"), "required, missing")
 	}
 }
 
@@ -171,47 +204,47 @@ func kindList() string {
 	return strings.Join(s, ", ")
 }
 
-func (c *checker) agentType(path string, t AgentType) {
+func (c *checker) agentType(at loc, t AgentType) {
 	if !slices.Contains(AgentTypes, t) {
 		names := make([]string, len(AgentTypes))
 		for i, a := range AgentTypes {
 			names[i] = string(a)
 		}
-		c.oneOf(path, string(t), names...)
+		c.oneOf(at, string(t), names...)
 	}
 }
 
 func (c *checker) artifacts(e *Envelope) {
 	for i, a := range e.Artifacts.Created {
-		at := "artifacts.created[" + strconv.Itoa(i) + "]"
-		c.oneOf(at+".type", string(a.Type), string(ArtifactMarkdown), string(ArtifactHTML), string(ArtifactJSON))
-		c.text(at+".description", a.Description, 0, MaxSummaryLen)
+		at := item("artifacts.created", i)
+		c.oneOf(at.dot(".type"), string(a.Type), string(ArtifactMarkdown), string(ArtifactHTML), string(ArtifactJSON))
+		c.text(at.dot(".description"), a.Description, 0, MaxSummaryLen)
 		before := len(c.ps)
-		c.path(at+".path", a.Path)
+		c.path(at.dot(".path"), a.Path)
 		if len(c.ps) > before {
 			continue
 		}
 		inBundle := c.opts.Bundle != nil && c.opts.Bundle(string(a.Path))
 		kept := c.opts.Artifact != nil && c.opts.Artifact(e, string(a.Path))
 		if !inBundle && !kept {
-			c.add(at+".path", "%s is not in the bundle, and Baton keeps no such artifact", a.Path)
+			c.add(at.dot(".path"), "%s is not in the bundle, and Baton keeps no such artifact", a.Path)
 		}
 	}
 	for i, p := range e.Artifacts.Referenced {
-		c.path("artifacts.referenced["+strconv.Itoa(i)+"]", p)
+		c.path(item("artifacts.referenced", i), p)
 	}
 }
 
 func (c *checker) workflow(w *WorkflowState) {
-	c.oneOf("workflow_state.execution_mode", string(w.ExecutionMode), string(FullApproval), string(Streamlined))
+	c.oneOf(jsonPath("workflow_state.execution_mode"), string(w.ExecutionMode), string(FullApproval), string(Streamlined))
 	if w.ProgressPercentage < 0 || w.ProgressPercentage > 100 {
-		c.add("workflow_state.progress_percentage", "is %g; it goes from 0 to 100", w.ProgressPercentage)
+		c.add(jsonPath("workflow_state.progress_percentage"), "is %g; it goes from 0 to 100", w.ProgressPercentage)
 	}
 	for i, p := range w.PhasesCompleted {
-		c.text("workflow_state.phases_completed["+strconv.Itoa(i)+"]", p, 1, MaxSummaryLen)
+		c.text(item("workflow_state.phases_completed", i), p, 1, MaxSummaryLen)
 	}
 	for i, p := range w.PhasesRemaining {
-		c.text("workflow_state.phases_remaining["+strconv.Itoa(i)+"]", p, 1, MaxSummaryLen)
+		c.text(item("workflow_state.phases_remaining", i), p, 1, MaxSummaryLen)
 	}
 }
 
@@ -221,52 +254,52 @@ var (
 )
 
 func (c *checker) brainstorm(b *BrainstormHandoff) {
-	c.uuid("payload.snapshot_id", b.SnapshotID)
+	c.uuid(jsonPath("payload.snapshot_id"), b.SnapshotID)
 	if !shaRE.MatchString(b.SHA256) {
-		c.add("payload.sha256", "%q is not a sha256: 64 lowercase hex digits", cut(b.SHA256))
+		c.add(jsonPath("payload.sha256"), "%q is not a sha256: 64 lowercase hex digits", cut(b.SHA256))
 	}
-	c.text("payload.handoff_id", b.HandoffID, 1, 100)
-	c.text("payload.thread_id", b.ThreadID, 1, 100)
+	c.text(jsonPath("payload.handoff_id"), b.HandoffID, 1, 100)
+	c.text(jsonPath("payload.thread_id"), b.ThreadID, 1, 100)
 	if b.FrozenAt.IsZero() {
-		c.add("payload.frozen_at", "required")
+		c.add(jsonPath("payload.frozen_at"), "required")
 	}
-	c.text("payload.summary", b.Summary, 0, MaxSummaryLen)
+	c.text(jsonPath("payload.summary"), b.Summary, 0, MaxSummaryLen)
 
 	ids := make([]string, len(b.Decisions))
 	for i, d := range b.Decisions {
-		at := "payload.decisions[" + strconv.Itoa(i) + "]"
+		at := item("payload.decisions", i)
 		ids[i] = d.ID
-		if want := "D" + strconv.Itoa(i+1); d.Label != want {
-			c.add(at+".label", "is %q; decisions are labelled in order, so this one is %s", cut(d.Label), want)
+		if !isLabel(d.Label, i+1) {
+			c.add(at.dot(".label"), "is %q; decisions are labelled in order, so this one is D%d", cut(d.Label), i+1)
 		}
-		c.text(at+".content", d.Content, 1, MaxTextLen)
-		c.oneOf(at+".source", d.Source, sources...)
+		c.text(at.dot(".content"), d.Content, 1, MaxTextLen)
+		c.oneOf(at.dot(".source"), d.Source, sources...)
 		if d.Confidence != nil && (*d.Confidence < 0 || *d.Confidence > 1) {
-			c.add(at+".confidence", "is %g; it goes from 0 to 1", *d.Confidence)
+			c.add(at.dot(".confidence"), "is %g; it goes from 0 to 1", *d.Confidence)
 		}
 	}
 	c.uniqueIDs("payload.decisions[*].id", ids)
 	ids = make([]string, len(b.FilesReferenced))
 	for i, f := range b.FilesReferenced {
-		at := "payload.files_referenced[" + strconv.Itoa(i) + "]"
+		at := item("payload.files_referenced", i)
 		ids[i] = f.ID
-		c.path(at+".path", f.Path)
-		c.oneOf(at+".relevance", f.Relevance, levels...)
-		c.text(at+".context", f.Context, 0, MaxTextLen)
+		c.path(at.dot(".path"), f.Path)
+		c.oneOf(at.dot(".relevance"), f.Relevance, levels...)
+		c.text(at.dot(".context"), f.Context, 0, MaxTextLen)
 	}
 	c.uniqueIDs("payload.files_referenced[*].id", ids)
 	ids = make([]string, len(b.Risks))
 	for i, r := range b.Risks {
-		at := "payload.risks[" + strconv.Itoa(i) + "]"
+		at := item("payload.risks", i)
 		ids[i] = r.ID
-		c.text(at+".description", r.Description, 1, MaxTextLen)
-		c.oneOf(at+".severity", r.Severity, levels...)
-		c.text(at+".mitigation", r.Mitigation, 0, MaxTextLen)
+		c.text(at.dot(".description"), r.Description, 1, MaxTextLen)
+		c.oneOf(at.dot(".severity"), r.Severity, levels...)
+		c.text(at.dot(".mitigation"), r.Mitigation, 0, MaxTextLen)
 	}
 	c.uniqueIDs("payload.risks[*].id", ids)
 
 	if sum := b.ComputeSHA256(); shaRE.MatchString(b.SHA256) && sum != b.SHA256 {
-		c.add("payload.sha256", "does not match the snapshot's content (its sha256 is %s): the decisions, files, risks or summary were changed after freezing", sum)
+		c.add(jsonPath("payload.sha256"), "does not match the snapshot's content (its sha256 is %s): the decisions, files, risks or summary were changed after freezing", sum)
 	}
 	if c.opts.Snapshot == nil {
 		return
@@ -276,16 +309,22 @@ func (c *checker) brainstorm(b *BrainstormHandoff) {
 		return
 	}
 	if sn.SHA256 != b.SHA256 {
-		c.add("payload.sha256", "is not the sha256 of snapshot %s (%s)", sn.ID, sn.SHA256)
+		c.add(jsonPath("payload.sha256"), "is not the sha256 of snapshot %s (%s)", sn.ID, sn.SHA256)
 	}
 	if got, want := len(b.Decisions), len(sn.Payload.Decisions); got != want {
-		c.add("payload.decisions", "lists %d decisions; snapshot %s has %d", got, sn.ID, want)
+		c.add(jsonPath("payload.decisions"), "lists %d decisions; snapshot %s has %d", got, sn.ID, want)
 	}
 	for i, d := range b.Decisions {
 		if i < len(sn.Payload.Decisions) && sn.Payload.Decisions[i].ID != d.ID {
-			c.add("payload.decisions["+strconv.Itoa(i)+"].id", "is %q; %s of snapshot %s is %q", cut(d.ID), d.Label, sn.ID, sn.Payload.Decisions[i].ID)
+			c.add(item("payload.decisions", i).dot(".id"), "is %q; %s of snapshot %s is %q", cut(d.ID), d.Label, sn.ID, sn.Payload.Decisions[i].ID)
 		}
 	}
+}
+
+// isLabel reports whether s is the label of the nth decision: D<n>.
+func isLabel(s string, n int) bool {
+	var buf [24]byte
+	return s == string(strconv.AppendInt(append(buf[:0], 'D'), int64(n), 10))
 }
 
 // SnapshotPayload returns the frozen snapshot the payload describes, as
@@ -316,54 +355,48 @@ func (b *BrainstormHandoff) SnapshotPayload() *store.SnapshotPayload {
 func (b *BrainstormHandoff) ComputeSHA256() string {
 	buf := snapshotBufs.Get().(*[]byte)
 	defer snapshotBufs.Put(buf)
-	// The canonical JSON is about as long as the payload's text.
-	size := len(b.Summary) + 256
-	for i := range b.Decisions {
-		size += len(b.Decisions[i].Content) + 160
+	if cap(*buf) < 2*snapshotChunk {
+		*buf = make([]byte, 0, 2*snapshotChunk)
 	}
-	size += 128 * (len(b.FilesReferenced) + len(b.Risks))
-	if cap(*buf) < size {
-		*buf = make([]byte, 0, size)
-	}
-	data, err := b.appendSnapshotJSON((*buf)[:0])
+	h := sha256.New()
+	data, err := b.writeSnapshotJSON(h, (*buf)[:0])
 	if err != nil {
 		return ""
 	}
 	*buf = data
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // snapshotBufs keeps the buffers ComputeSHA256 encodes snapshots into, so
-// that validating one does not allocate its size again.
+// that validating one does not allocate again.
 var snapshotBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func (c *checker) plan(p *Plan) {
-	c.text("payload.plan_id", p.PlanID, 1, 100)
-	c.uuid("payload.snapshot_id", p.SnapshotID)
+	c.text(jsonPath("payload.plan_id"), p.PlanID, 1, 100)
+	c.uuid(jsonPath("payload.snapshot_id"), p.SnapshotID)
 	if p.Version < 1 {
-		c.add("payload.version", "is %d; plans are numbered from 1", p.Version)
+		c.add(jsonPath("payload.version"), "is %d; plans are numbered from 1", p.Version)
 	}
-	c.text("payload.markdown", p.Markdown, 1, 0)
+	c.text(jsonPath("payload.markdown"), p.Markdown, 1, 0)
 	cov := &p.Coverage
 	seen := map[string]string{}
 	for _, l := range []struct {
-		name   string
+		path   string
 		labels []string
-	}{{"covered", cov.Covered}, {"uncovered", cov.Uncovered}} {
+	}{{"payload.coverage.covered", cov.Covered}, {"payload.coverage.uncovered", cov.Uncovered}} {
 		for i, label := range l.labels {
-			at := "payload.coverage." + l.name + "[" + strconv.Itoa(i) + "]"
+			at := item(l.path, i)
 			if !labelRE.MatchString(label) {
 				c.add(at, "%q is not a decision label such as D1", cut(label))
 			}
 			if prev, dup := seen[label]; dup {
 				c.add(at, "%s is already listed in %s", label, prev)
 			}
-			seen[label] = "payload.coverage." + l.name
+			seen[label] = l.path
 		}
 	}
 	if n := len(cov.Covered) + len(cov.Uncovered); cov.Total != n {
-		c.add("payload.coverage.total", "is %d, but covered and uncovered list %d labels", cov.Total, n)
+		c.add(jsonPath("payload.coverage.total"), "is %d, but covered and uncovered list %d labels", cov.Total, n)
 	}
 	if c.opts.Snapshot == nil {
 		return
@@ -373,11 +406,11 @@ func (c *checker) plan(p *Plan) {
 		return
 	}
 	if want := len(sn.Payload.Decisions); cov.Total != want {
-		c.add("payload.coverage.total", "is %d; snapshot %s has %d decisions", cov.Total, sn.ID, want)
+		c.add(jsonPath("payload.coverage.total"), "is %d; snapshot %s has %d decisions", cov.Total, sn.ID, want)
 	}
 	for label, list := range seen {
 		if _, ok := sn.Payload.DecisionByLabel(label); !ok {
-			c.add(list, "%s is not a decision of snapshot %s", label, sn.ID)
+			c.add(jsonPath(list), "%s is not a decision of snapshot %s", label, sn.ID)
 		}
 	}
 }
@@ -390,22 +423,22 @@ var summaryPrefixes = []struct {
 }{{"Decision: ", 5}, {"Warning: ", 3}, {"Finding: ", 3}}
 
 func (c *checker) agentHandoff(a *AgentHandoff) {
-	c.text("payload.handoff_id", a.HandoffID, 1, 100)
-	c.text("payload.source_agent_id", a.SourceAgentID, 1, 100)
-	c.text("payload.target_agent_id", a.TargetAgentID, 0, 100)
+	c.text(jsonPath("payload.handoff_id"), a.HandoffID, 1, 100)
+	c.text(jsonPath("payload.source_agent_id"), a.SourceAgentID, 1, 100)
+	c.text(jsonPath("payload.target_agent_id"), a.TargetAgentID, 0, 100)
 	if a.Scope != "" && a.Scope != "project" {
 		if _, ok := store.CleanPath(a.Scope); !ok {
-			c.add("payload.scope", "%q is neither project nor a safe relative path prefix such as src/auth/", cut(a.Scope))
+			c.add(jsonPath("payload.scope"), "%q is neither project nor a safe relative path prefix such as src/auth/", cut(a.Scope))
 		}
 	}
-	c.text("payload.summary", a.Summary, 1, MaxSummaryLen)
+	c.text(jsonPath("payload.summary"), a.Summary, 1, MaxSummaryLen)
 	cs := &a.ContextSnapshot
 	c.uniqueIDs("payload.context_snapshot.decision_ids", cs.DecisionIDs)
 	c.uniqueIDs("payload.context_snapshot.warning_ids", cs.WarningIDs)
 	c.uniqueIDs("payload.context_snapshot.finding_ids", cs.FindingIDs)
 	counts := make([]int, len(summaryPrefixes))
 	for i, s := range cs.Summaries {
-		at := "payload.context_snapshot.summaries[" + strconv.Itoa(i) + "]"
+		at := item("payload.context_snapshot.summaries", i)
 		c.text(at, s, 1, MaxSummaryLen)
 		k := slices.IndexFunc(summaryPrefixes, func(p struct {
 			prefix string
@@ -423,10 +456,10 @@ func (c *checker) agentHandoff(a *AgentHandoff) {
 		p := summaryPrefixes[k]
 		name := strings.ToLower(strings.TrimSuffix(p.prefix, ": "))
 		if counts[k] > p.max {
-			c.add("payload.context_snapshot.summaries", "has %d %s summaries; at most %d", counts[k], name, p.max)
+			c.add(jsonPath("payload.context_snapshot.summaries"), "has %d %s summaries; at most %d", counts[k], name, p.max)
 		}
 		if counts[k] > len(ids) {
-			c.add("payload.context_snapshot.summaries", "has %d %s summaries for %d %s IDs", counts[k], name, len(ids), name)
+			c.add(jsonPath("payload.context_snapshot.summaries"), "has %d %s summaries for %d %s IDs", counts[k], name, len(ids), name)
 		}
 	}
 }
@@ -434,14 +467,14 @@ func (c *checker) agentHandoff(a *AgentHandoff) {
 var errorCodes = []string{string(ResearchFailed), string(GenerationFailed), string(ValidationFailed), string(UserCancelled)}
 
 func (c *checker) failure(f *Failure) {
-	c.oneOf("payload.code", string(f.Code), errorCodes...)
-	c.text("payload.message", f.Message, 1, MaxSummaryLen)
+	c.oneOf(jsonPath("payload.code"), string(f.Code), errorCodes...)
+	c.text(jsonPath("payload.message"), f.Message, 1, MaxSummaryLen)
 	for i, s := range f.RecoverySuggestions {
-		c.text("payload.recovery_suggestions["+strconv.Itoa(i)+"]", s, 1, MaxSummaryLen)
+		c.text(item("payload.recovery_suggestions", i), s, 1, MaxSummaryLen)
 	}
-	c.text("payload.plan_id", f.PlanID, 0, 100)
+	c.text(jsonPath("payload.plan_id"), f.PlanID, 0, 100)
 	if f.SnapshotID != "" {
-		c.uuid("payload.snapshot_id", f.SnapshotID)
+		c.uuid(jsonPath("payload.snapshot_id"), f.SnapshotID)
 	}
 }
 
