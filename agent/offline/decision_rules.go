@@ -199,9 +199,14 @@ func expandTerse(terse, support string, want tokenSet) string {
 }
 
 // isLabel reports whether the text before a colon reads as a short label
-// ("Cleaner", "For your SEO worry") rather than code ("localeDetection").
+// ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
+// the start of an instruction ("Use table-layout").
 func isLabel(s string) bool {
 	if words(s) > 4 || strings.ContainsAny(s, "(){}[]'\"=") {
+		return false
+	}
+	// "Use table-layout: fixed": a verb and its object, not a label.
+	if words(s) >= 2 && imperRE.MatchString(strings.ToLower(s)) {
 		return false
 	}
 	for w := range strings.FieldsSeq(s) {

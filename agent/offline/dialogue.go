@@ -175,12 +175,29 @@ func parseProposals(t *transcript, j int) []proposal {
 			p.body = first
 		}
 		p.title = newTokenSet(strings.ToLower(title))
-		if p.pathy || len(p.title) == 0 {
+		if p.pathy {
+			// An item about a file is named by the file: "OrderRow.tsx",
+			// "OrderRow"; what follows the path describes it.
+			p.title = pathTitle(strings.ToLower(strings.Trim(title, "` ")))
+		}
+		if len(p.title) == 0 {
 			p.title = newTokenSet(strings.ToLower(firstWords(first, 6)))
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// pathTitle returns the words that name a file at lower-cased path p: the
+// path, its base name, and the base name without its extension.
+func pathTitle(p string) tokenSet {
+	set := newTokenSet(p)
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	set[stem(base)] = struct{}{}
+	if k := strings.IndexByte(base, '.'); k > 0 {
+		set[stem(base[:k])] = struct{}{}
+	}
+	return set
 }
 
 // pathLeadRE is a list item that opens with a path and a colon.

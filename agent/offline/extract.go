@@ -388,11 +388,26 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 			continue
 		}
 		n := looseOverlap(want, newTokenSet(s.lower))
-		if n > bestN || (n == bestN && n > 0 && s.bullet && !best.bullet) {
+		// On a tie, a sentence that proposes (an imperative) or a list item
+		// is likelier to be what the answer accepts than prose around it.
+		if n > bestN || n == bestN && n > 0 && supportRank(s) > supportRank(best) {
 			best, bestN = s, n
 		}
 	}
 	return best, bestN >= max(1, (len(want)+1)/2)
+}
+
+// supportRank ranks sentences that could be what a terse answer accepts:
+// an imperative ("Use table-layout: fixed") over a list item over prose.
+func supportRank(s sentence) int {
+	r := 0
+	if s.bullet {
+		r++
+	}
+	if imperRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(statement(s.lower), ""))) {
+		r += 2
+	}
+	return r
 }
 
 // sharesDistinctive reports whether a and b share a word that is rare in the

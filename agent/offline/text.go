@@ -243,7 +243,8 @@ func similarity(a, b tokenSet) float64 {
 }
 
 // looseOverlap counts words of a found in b, where words of four letters or
-// more also match by prefix ("virtualize" ~ "virtualization").
+// more also match by prefix ("virtualize" ~ "virtualization") and a word
+// matches a part of a hyphenated one ("layout" ~ "table-layout").
 func looseOverlap(a, b tokenSet) int {
 	n := 0
 	for t := range a {
@@ -251,17 +252,28 @@ func looseOverlap(a, b tokenSet) int {
 			n++
 			continue
 		}
-		if len(t) < 4 {
-			continue
-		}
 		for u := range b {
-			if len(u) >= 4 && (strings.HasPrefix(u, t) || strings.HasPrefix(t, u)) {
+			if len(t) >= 4 && len(u) >= 4 && (strings.HasPrefix(u, t) || strings.HasPrefix(t, u)) || hasPart(u, t) {
 				n++
 				break
 			}
 		}
 	}
 	return n
+}
+
+// hasPart reports whether the hyphenated word u has w as one of its parts
+// ("layout" in "table-layout"), w being three letters or more.
+func hasPart(u, w string) bool {
+	if len(w) < 3 || len(u) <= len(w) || strings.IndexByte(u, '-') < 0 {
+		return false
+	}
+	for p := range strings.SplitSeq(u, "-") {
+		if p == w || stem(p) == w {
+			return true
+		}
+	}
+	return false
 }
 
 // words counts the words of s.
