@@ -434,7 +434,7 @@ var (
 		stutter* crash* half-written stale not_guaranteed isn't_called aren't_called
 		grows_forever time_out times_out overflow* fills_up evicted unpaid
 		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
-		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent`)
+		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
@@ -522,7 +522,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if mi == usedMsg && k == usedK {
 				continue // already read as the concern of the sentence before
 			}
-			listed := inRiskSection(s)
+			listed := inRiskSection(s) || flagsInjection(s)
 			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
@@ -537,7 +537,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				text = ss[k+1].plain
 				usedK, usedMsg = k+1, mi
 			}
-			text = tidy(riskConsequence(riskClause(riskLead(text))))
+			text = tidy(riskConsequence(riskClause(riskLead(parenRE.ReplaceAllString(text, "")))))
 			if words(text) < 4 {
 				continue
 			}

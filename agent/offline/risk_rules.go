@@ -24,6 +24,19 @@ var (
 	// mitigationRE marks a sentence that removes a concern rather than
 	// raising one.
 	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b|^if\b.*\b(?:we|you) (?:can|could)\b|\b(?:stops|protects)\b.*\bfrom\b`)
+	// flagRE marks an assistant's warning that pasted text addresses AI
+	// tools ("contains text addressed to an AI assistant", "reads like a
+	// prompt-injection attempt"): untrusted input that tries to steer
+	// tooling is a risk of its own, whatever it asks for.
+	flagRE = regexp.MustCompile(`\b(?:addressed to|aimed at|directed at|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?\b|\bprompt[- ]injection\b`)
+	// flagHint gates flagRE.
+	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection`)
+	// meansLeadRE opens a sentence that draws the consequence of what was
+	// said before ("But it does mean a client can …").
+	meansLeadRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
+	// adviceTailRE is advice after a concern (", so it's worth checking
+	// that …"): what to do about it, not the concern.
+	adviceTailRE = regexp.MustCompile(`(?i),\s+so (?:it's|it is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check)\b.*$`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
 	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if)\b`)
@@ -33,6 +46,12 @@ var (
 // names risks or trade-offs.
 func inRiskSection(s sentence) bool {
 	return s.bullet && s.first && s.section != "" && riskSectionRE.MatchString(s.section)
+}
+
+// flagsInjection reports whether s is the assistant pointing out that
+// pasted text addresses AI tools.
+func flagsInjection(s sentence) bool {
+	return s.role == agent.RoleAssistant && flagHint.match(s.lower) && flagRE.MatchString(s.lower)
 }
 
 // isBackground reports whether s describes the situation the user starts
@@ -52,6 +71,8 @@ func isMitigation(lower string) bool {
 // short lead-in naming the concern ("The flip side is the real issue:").
 func riskLead(s string) string {
 	s = riskLeadRE.ReplaceAllString(s, "")
+	s = meansLeadRE.ReplaceAllString(s, "")
+	s = adviceTailRE.ReplaceAllString(s, "")
 	lc := strings.ToLower(s)
 	if m := ackRE.FindString(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
