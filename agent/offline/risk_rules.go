@@ -77,6 +77,9 @@ func riskLead(s string) string {
 	if m := ackRE.FindString(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
 	}
+	if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
+		s, lc = s[len(m):], lc[len(m):]
+	}
 	if !concernWords.match(lc) || !strings.ContainsAny(lc, ":—–") {
 		return s
 	}
