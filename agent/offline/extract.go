@@ -523,14 +523,17 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				continue // already read as the concern of the sentence before
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			downside, isDownside := optionDownside(t, s)
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
 				continue
 			}
 			text := s.plain
-			if riskWeakRE.MatchString(s.lower) || words(riskLeadRE.ReplaceAllString(text, "")) < 5 {
+			if isDownside {
+				text = downside
+			} else if riskWeakRE.MatchString(s.lower) || words(riskLeadRE.ReplaceAllString(text, "")) < 5 {
 				if k+1 >= len(ss) {
 					continue
 				}

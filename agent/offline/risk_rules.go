@@ -114,6 +114,37 @@ func notConcern(t *transcript, s sentence) bool {
 	return false
 }
 
+// butRE finds where an option's drawback starts: "…, but installing an
+// unrelated package can silently change …".
+var butRE = regexp.MustCompile(`(?i)[,;]\s+but\s+|\.\s+but\s+|\s+[—–]\s+but\s+`)
+
+// optionDownside returns the drawback an option on offer comes with, when
+// it says what could go wrong ("Plugins win: lets people replace
+// built-ins, but installing some unrelated package can silently change how
+// every CSV is read"). A drawback is a risk of that option whether or not it
+// is chosen: the people choosing weighed it.
+func optionDownside(t *transcript, s sentence) (string, bool) {
+	if !s.bullet || s.role != agent.RoleAssistant || !strings.Contains(s.lower, "but ") {
+		return "", false
+	}
+	option := false
+	for _, p := range t.assistantProposals(s.msg) {
+		option = option || p.item == s.item && p.option
+	}
+	if !option {
+		return "", false
+	}
+	loc := butRE.FindStringIndex(s.plain)
+	if loc == nil {
+		return "", false
+	}
+	tail := s.plain[loc[1]:]
+	if lt := strings.ToLower(tail); words(tail) < 5 || !riskCues.match(lt) || isMitigation(lt) {
+		return "", false
+	}
+	return tail, true
+}
+
 // attachMitigations gives each risk the decision that answers it, if the
 // conversation agreed one: a decision proposed after the concern was raised,
 // in a later message or further on in the same one, that shares at least
