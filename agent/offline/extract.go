@@ -524,7 +524,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
@@ -540,7 +540,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				text = ss[k+1].plain
 				usedK, usedMsg = k+1, mi
 			}
-			text = tidy(riskConsequence(riskClause(riskLead(parenRE.ReplaceAllString(text, "")))))
+			text = tidy(riskConsequence(riskClause(riskLead(withoutAsides(text)))))
 			if words(text) < 4 {
 				continue
 			}
@@ -574,6 +574,19 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 		}
 	}
 	return out
+}
+
+// openParenRE is a parenthetical left open at the end of a sentence.
+var openParenRE = regexp.MustCompile(`\s+\([^()]*$`)
+
+// withoutAsides returns s without its parenthetical remarks: a risk word in
+// an aside ("versioning (so you can recover a corrupted state)") is not
+// what the sentence is about.
+func withoutAsides(s string) string {
+	if !strings.Contains(s, "(") {
+		return s
+	}
+	return openParenRE.ReplaceAllString(parenRE.ReplaceAllString(s, ""), "")
 }
 
 // riskClauseRE splits a long sentence into clauses.
