@@ -409,6 +409,28 @@ func enoughSaid(content, lc string) bool {
 	return n >= 1 && strongShortRE.MatchString(lc)
 }
 
+// namesOffer reports whether a decision in the user's words says enough
+// to stand on its own: two content words or more, or one that assistant
+// message prev put forward ("In-process is fine" after "Redis or
+// in-process"). One word of the user's own ("The skew is fine", "Days")
+// names a subject, not what was decided about it, unless chosen outright
+// ("Let's go with HS256"), which the caller checks.
+func namesOffer(t *transcript, prev int, content string) bool {
+	ws := tokens(strings.ToLower(content))
+	if len(ws) != 1 {
+		return len(ws) > 1
+	}
+	if prev < 0 {
+		return false
+	}
+	for _, s := range t.sents[prev] {
+		if echoes(newTokenSet(s.lower), ws[0]) {
+			return true
+		}
+	}
+	return false
+}
+
 // asksFact reports whether assistant message j ends by asking how things
 // are (without offering alternatives) rather than what to do.
 func asksFact(t *transcript, j int) bool {
@@ -663,7 +685,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isFact(lc) || factual && answerLeadRE.MatchString(lc) && !explicitChoiceRE.MatchString(lc) {
 					continue // "yes, split deliveries happen" answers how things are
 				}
-				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) {
+				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) {
 					cands = joinTerse(cands, d)
 				}
 			}

@@ -194,11 +194,12 @@ var (
 	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
 	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
 	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
+	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without) `)
 )
 
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
-// and before ", let's", and after a leading refusal ("No cap, sliding 30
-// days is fine").
+// and before ", let's", after a leading refusal ("No cap, sliding 30 days is
+// fine") and before a trailing one ("Rotate, no history rewrite").
 func userClauses(s string) []string {
 	var out []string
 	if strings.Contains(strings.ToLower(s), "let") {
@@ -212,6 +213,11 @@ func userClauses(s string) []string {
 		lc := strings.ToLower(c)
 		if i := strings.Index(c, ", "); i > 0 && leadingNoRE.MatchString(lc) {
 			out = append(out, c[:i], c[i+2:])
+			continue
+		}
+		// "Rotate, no history rewrite": what is taken, then what is not.
+		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(leadRE.ReplaceAllString(lc[:loc[0]], "")))) > 0 {
+			out = append(out, c[:loc[0]], c[loc[0]+2:])
 			continue
 		}
 		out = append(out, c)
