@@ -145,7 +145,7 @@ func parseProposals(t *transcript, j int) []proposal {
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 {
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || imperRE.MatchString(strings.ToLower(statement(s.plain))) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: newTokenSet(s.lower)})
 			}
 			continue
