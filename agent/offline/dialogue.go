@@ -431,6 +431,58 @@ func namesOffer(t *transcript, prev int, content string) bool {
 	return false
 }
 
+// choiceQuestionRE is a question that offers alternatives: "Should this
+// apply to every route or just search?", "One array or JSON Lines?". It
+// captures the stem before the first alternative is unknown, so the caller
+// splits at " or ".
+var choiceQuestionRE = regexp.MustCompile(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\b.*\s+or\s+[^?]+\?$`)
+
+// askLeadRE is what a choice question opens with before its proposition.
+var askLeadRE = regexp.MustCompile(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\s+(?:(?:we|i|this|that|it|they|you|the [a-z_-]+)\s+)?(?:to\s+)?`)
+
+// choiceAnswer reads a terse answer to a question of the assistant that
+// offered alternatives ("Should this apply to every route or just
+// search?" — "just /v1/search for now"): the decision is the question's
+// proposition with the alternative the user named ("Apply to just
+// /v1/search for now"). The answer must name one of the alternatives.
+func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
+	if prev < 0 || words(lc) > 6 || isQuestion(lc) || isRejection(lc) {
+		return nil
+	}
+	ss := t.sents[prev]
+	want := newTokenSet(lc)
+	if len(want) == 0 {
+		return nil
+	}
+	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
+		q := ss[k].lower
+		if ss[k].bullet || !choiceQuestionRE.MatchString(q) {
+			continue
+		}
+		head, alt, _ := strings.Cut(strings.TrimSuffix(q, "?"), " or ")
+		hw := strings.Fields(strings.TrimSpace(askLeadRE.ReplaceAllString(head, "")))
+		n := len(strings.Fields(alt))
+		if n >= len(hw) {
+			continue // no proposition left before the alternatives
+		}
+		first := strings.Join(hw[len(hw)-n:], " ")
+		if looseOverlap(want, newTokenSet(alt)) == 0 && looseOverlap(want, newTokenSet(first)) == 0 {
+			continue
+		}
+		stem := strings.Join(hw[:len(hw)-n], " ")
+		if strings.HasSuffix(stem, " be") {
+			stem = strings.TrimSuffix(stem, " be") + ":"
+		}
+		answer := strings.TrimRight(strings.TrimSpace(c), ".!")
+		d := &candidate{msg: i, group: -1, subject: want}
+		d.Content = tidy(stem + " " + answer)
+		d.Confidence = 0.6
+		d.Sources = []int{prev, i}
+		return d
+	}
+	return nil
+}
+
 // asksFact reports whether assistant message j ends by asking how things
 // are (without offering alternatives) rather than what to do.
 func asksFact(t *transcript, j int) bool {
@@ -687,6 +739,8 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) {
 					cands = joinTerse(cands, d)
+				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
+					cands = append(cands, d)
 				}
 			}
 		}

@@ -253,7 +253,7 @@ func looseOverlap(a, b tokenSet) int {
 			continue
 		}
 		for u := range b {
-			if len(t) >= 4 && len(u) >= 4 && (strings.HasPrefix(u, t) || strings.HasPrefix(t, u)) || hasPart(u, t) {
+			if len(t) >= 4 && len(u) >= 4 && (strings.HasPrefix(u, t) || strings.HasPrefix(t, u)) || hasPart(u, t) || hasPart(t, u) {
 				n++
 				break
 			}
@@ -262,13 +262,14 @@ func looseOverlap(a, b tokenSet) int {
 	return n
 }
 
-// hasPart reports whether the hyphenated word u has w as one of its parts
-// ("layout" in "table-layout"), w being three letters or more.
+// hasPart reports whether the hyphenated word or path u has w as one of
+// its parts ("layout" in "table-layout", "search" in "v1/search"), w being
+// three characters or more and not a number.
 func hasPart(u, w string) bool {
-	if len(w) < 3 || len(u) <= len(w) || strings.IndexByte(u, '-') < 0 {
+	if len(w) < 3 || len(u) <= len(w) || strings.IndexAny(u, "-/") < 0 || strings.IndexFunc(w, unicode.IsLetter) < 0 {
 		return false
 	}
-	for p := range strings.SplitSeq(u, "-") {
+	for p := range strings.FieldsFuncSeq(u, func(r rune) bool { return r == '-' || r == '/' }) {
 		if p == w || stem(p) == w {
 			return true
 		}
