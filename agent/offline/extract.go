@@ -135,7 +135,10 @@ var (
 	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
 	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
-	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b`)
+	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
+	// needRE opens a requirement the user states in full ("we also need a
+	// plugins list command").
+	needRE = `^we (?:also |still )?need (?:a|an|the)\b`
 	explicitCues  = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues   = cues(`fine is_good good ok works stay stays keep sure perfect great`)
 	imperRE       = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
@@ -283,7 +286,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d.Content = tidy(content)
 	d.Confidence = conf
-	if n < terseWords && prev >= 0 {
+	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
 		want := newTokenSet(strings.ToLower(content))
@@ -294,6 +297,11 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	return d
 }
+
+// fullSentenceRE opens a clause with its own subject and verb ("we also
+// need …", "I want …"): it says what it means in full, with no need of the
+// assistant's words.
+var fullSentenceRE = regexp.MustCompile(`^(?:we|i) (?:also |still |really )?(?:need|want|have to|must)\b`)
 
 // echoesOption reports whether a terse clause ("Subpaths. next-intl.")
 // repeats the words of one of the options the assistant just listed.
