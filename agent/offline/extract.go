@@ -138,17 +138,17 @@ var (
 	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
 	// needRE opens a requirement the user states in full ("we also need a
 	// plugins list command").
-	needRE = `^we (?:also |still )?need (?:a|an|the)\b`
-	explicitCues  = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
-	impliedCues   = cues(`fine is_good good ok works stay stays keep sure perfect great`)
-	imperRE       = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
-	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
-	optionRefRE   = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
-	proposalRE    = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
-	proposalCues  = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
-	leadRE        = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
-	letsRE        = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
-	trailRE       = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
+	needRE       = `^we (?:also |still )?need (?:a|an|the)\b`
+	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
+	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great`)
+	imperRE      = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
+	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
+	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
+	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
+	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
+	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
+	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
+	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
 
 // terseWords is how many content words an answer has at most to count as
