@@ -667,8 +667,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		general := false
 		reversal := false
 		var against []tokenSet
+		said := "" // the last statement of the message, for "memoize it"
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
+				if isAreRE.MatchString(c) {
+					said = c
+				} else {
+					c = resolveIt(c, said)
+				}
 				lc := strings.ToLower(c)
 				if isInjection(lc) {
 					continue
@@ -837,6 +843,35 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 	}
 	return out
+}
+
+// pronounObjRE is a terse instruction whose object is a pronoun
+// ("memoize it", "fix them").
+var pronounObjRE = regexp.MustCompile(`(?i)^([a-z-]+) (?:it|them|that)[.!]*$`)
+
+// isAreRE finds where a statement's subject ends: "sort is in useOrders.ts".
+var isAreRE = regexp.MustCompile(`(?i)^([^,;:]{2,40}?) (?:is|are) (?:(?:still|already|currently|all) )?`)
+
+// resolveIt reads a terse instruction with a pronoun ("memoize it") as
+// about the subject of the statement just before it ("sort is in
+// useOrders.ts, not memoized"): "memoize sort in useOrders.ts". Other
+// clauses come back as they are.
+func resolveIt(c, before string) string {
+	m := pronounObjRE.FindStringSubmatch(strings.TrimSpace(c))
+	if m == nil || !imperRE.MatchString(strings.ToLower(m[1])) || controlRE.MatchString(strings.ToLower(c)) {
+		return c
+	}
+	loc := isAreRE.FindStringSubmatchIndex(before)
+	if loc == nil {
+		return c
+	}
+	subject := before[loc[2]:loc[3]]
+	rest, _, _ := strings.Cut(before[loc[1]:], ",")
+	rest = strings.TrimRight(strings.TrimSpace(rest), ".!")
+	if !strings.HasPrefix(strings.ToLower(rest), "in ") && !strings.HasPrefix(strings.ToLower(rest), "on ") {
+		rest = "" // "sort is slow": only where it is says more
+	}
+	return strings.TrimSpace(m[1] + " " + subject + " " + rest)
 }
 
 // joinWords is how many content words a user's decision may have and still
