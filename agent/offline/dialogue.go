@@ -66,7 +66,7 @@ func (p *proposal) decision() string {
 // Patterns of the dialogue rules. Each matches lower-cased plain text.
 var (
 	// optionsLead introduces a list of alternatives.
-	optionsLead = cues(`option* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
+	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
 	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
@@ -591,7 +591,7 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		}
 	}
 	seen := 0
-	for j := prev - 1; j >= 0 && seen < 3; j-- {
+	for j := prev - 1; j >= 0 && seen < 5; j-- {
 		if t.msgs[j].Role != agent.RoleAssistant {
 			continue
 		}
@@ -683,7 +683,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}
-				if isQuestion(lc) {
+				// "signing — secure boot burns efuses, right?": a word or
+				// two before a question is its topic, not an answer.
+				if isQuestion(lc) || words(lc) <= 2 && isQuestion(s.lower) {
 					continue
 				}
 				// "no Redis" turns down what was offered; "ok, but skip the
@@ -731,6 +733,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
+					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 {
+						// "Homegrown, flags table in our existing postgres":
+						// an option named first, then said in full.
+						if d := earlierPick(t, i, prev, head, props); d != nil && len(tokens(lc)) >= 3 {
+							d.Content = tidy(c)
+							cands = append(cands, d)
+							echoed = true
+						}
 					}
 				}
 				if isPureAcceptance(lc) {
