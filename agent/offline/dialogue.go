@@ -23,6 +23,7 @@ import (
 type proposal struct {
 	msg    int      // the assistant message
 	item   int      // its list item, -1 for a prose recommendation
+	list   int      // which list of the message the item is in
 	label  string   // "1", "b": the label of a numbered or lettered item
 	set    tokenSet // the words of what it says
 	title  tokenSet // the words of its name ("Dedup table"), for echoes
@@ -129,6 +130,7 @@ func parseProposals(t *transcript, j int) []proposal {
 	var out []proposal
 	lead := ""          // the prose sentence before the current list
 	optionList := false // the current list offers alternatives
+	list := -1          // index of the current list in the message
 	offers := false     // the message has introduced alternatives
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
@@ -156,6 +158,7 @@ func parseProposals(t *transcript, j int) []proposal {
 		if k == 0 || !ss[k-1].bullet {
 			optionList = optionsLead.match(lead) || strings.Contains(s.section, "option") ||
 				offers && k > 0 && ss[k-1].heading
+			list++
 		}
 		if s.section != "" && (recapRE.MatchString(s.section) || riskSectionRE.MatchString(s.section)) {
 			continue
@@ -169,7 +172,7 @@ func parseProposals(t *transcript, j int) []proposal {
 		if isQuestion(strings.ToLower(first)) {
 			continue
 		}
-		p := proposal{msg: j, item: s.item, label: s.label, option: optionList, name: title, body: rest,
+		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
 		if p.name == "" {
 			p.body = first
@@ -617,7 +620,7 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		if text == "" {
 			return nil
 		}
-		d := &candidate{msg: i, group: j, subject: p.set}
+		d := &candidate{msg: i, group: listGroup(j, p.list), subject: p.set}
 		d.Content = text
 		d.Confidence = 0.75
 		d.Sources = []int{j, i}
@@ -785,7 +788,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			}
 			d := &candidate{msg: i, group: -1, subject: p.set}
 			if p.option {
-				d.group = prev
+				d.group = listGroup(prev, p.list)
 			}
 			d.Content = text
 			d.Confidence = conf
@@ -882,6 +885,14 @@ func resolveIt(c, before string) string {
 		rest = "" // "sort is slow": only where it is says more
 	}
 	return strings.TrimSpace(m[1] + " " + subject + " " + rest)
+}
+
+// listGroup identifies list number list of message msg, so that a later
+// pick from the same list replaces an earlier one while picks from two
+// lists of one message ("where to keep tokens", "how to sign them") stand
+// together.
+func listGroup(msg, list int) int {
+	return msg<<10 | max(list, 0)
 }
 
 // joinWords is how many content words a user's decision may have and still

@@ -178,7 +178,7 @@ type candidate struct {
 	agent.ExtractedDecision
 	msg     int
 	subject tokenSet // the words the user said about it, for reversals
-	group   int      // assistant message of the option list it chose, or -1
+	group   int      // the option list it chose (see listGroup), or -1
 	removed bool
 }
 
@@ -257,7 +257,13 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if g := optionRefRE.FindStringSubmatch(body); g != nil && prev >= 0 {
 		label := g[1] + g[2] + g[3] + g[4]
 		if ai, opt, ok := findOption(t, i, label); ok {
-			d.group = ai
+			d.group = listGroup(ai, 0)
+			for _, p := range t.assistantProposals(ai) {
+				if p.label == label && p.option {
+					d.group = listGroup(ai, p.list)
+					break
+				}
+			}
 			d.Sources = []int{ai, i}
 			rest := strings.TrimSpace(optionRefRE.ReplaceAllString(body, ""))
 			if len(tokens(rest)) >= 3 {
