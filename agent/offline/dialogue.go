@@ -147,7 +147,7 @@ func parseProposals(t *transcript, j int) []proposal {
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || imperRE.MatchString(strings.ToLower(statement(s.plain))) {
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || proposesInProse(s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: newTokenSet(s.lower)})
 			}
 			continue
@@ -189,6 +189,16 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// proposesInProse reports whether a prose sentence of the assistant says
+// what to do, as an imperative ("Treat the password as compromised and
+// rotate it"), after any acknowledgement or label ("OK — use …").
+func proposesInProse(s sentence) bool {
+	if imperRE.MatchString(s.lower) {
+		return true
+	}
+	return strings.ContainsAny(s.lower, ":—–,") && imperRE.MatchString(strings.ToLower(statement(s.plain)))
 }
 
 // pathTitle returns the words that name a file at lower-cased path p: the
