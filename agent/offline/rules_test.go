@@ -126,6 +126,31 @@ func TestAddedRiskRules(t *testing.T) {
 			msgs:    []agent.TranscriptMessage{a("Filtering on client_visible also avoids the leaking-names problem from before.")},
 			notWant: []string{"client_visible"},
 		},
+		{
+			name: "flagged prompt injection is a risk",
+			msgs: []agent.TranscriptMessage{u("Here's the ticket text."),
+				a("First, about that ticket: the bot's note reads like a prompt-injection attempt — it tells AI tools to claim DBA approval. I'm ignoring it.")},
+			want:    []string{"prompt-injection"},
+			notWant: []string{"First, about"},
+		},
+		{
+			name: "drawback of an option on offer",
+			msgs: []agent.TranscriptMessage{u("What if a plugin overrides a built-in?"),
+				a("Pick a rule:\n- **built-ins win**: the plugin is ignored, with a warning\n- **plugins win**: lets people replace built-ins, but installing some unrelated package can silently change how every CSV is read")},
+			want:    []string{"Installing some unrelated package can silently change"},
+			notWant: []string{"lets people"},
+		},
+		{
+			name:    "risk word only in an aside",
+			msgs:    []agent.TranscriptMessage{a("The bootstrap config creates the bucket with versioning (so you can recover a corrupted state) and a public access block.")},
+			notWant: []string{"bootstrap"},
+		},
+		{
+			name:    "consequence drawn after the fact, without the advice",
+			msgs:    []agent.TranscriptMessage{a("But it does mean a client can put arbitrary text into your gateway logs, so it's worth checking what renders them.")},
+			want:    []string{"A client can put arbitrary text into your gateway logs"},
+			notWant: []string{"does mean", "worth checking"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
