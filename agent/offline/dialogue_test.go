@@ -47,9 +47,9 @@ func TestDialogueRules(t *testing.T) {
 			notWant: [][]string{{"Rewriting history"}},
 		},
 		{
-			name:    "a pronoun takes the subject of the statement before it",
-			msgs:    []agent.TranscriptMessage{u("Sorting is slow."), a("Where does sorting happen?"), u("sort is in useOrders.ts, not memoized. memoize it.")},
-			want:    [][]string{{"Memoize sort in useOrders.ts"}},
+			name: "a pronoun takes the subject of the statement before it",
+			msgs: []agent.TranscriptMessage{u("Sorting is slow."), a("Where does sorting happen?"), u("sort is in useOrders.ts, not memoized. memoize it.")},
+			want: [][]string{{"Memoize sort in useOrders.ts"}},
 		},
 		{
 			name:    "a requirement said in full stays in the user's words",
