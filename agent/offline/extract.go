@@ -197,7 +197,7 @@ var (
 	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
 	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
 	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
-	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without) `)
+	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
