@@ -805,7 +805,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			d.Sources = []int{prev, i}
 			cands = append(cands, d)
 		}
-		if userAgreed(t, i, cands) || general || anyPick {
+		if userAgreed(t, i, cands) || general || anyPick || replyEchoes(t, i) {
 			if d := confirmation(t, i); d != nil {
 				cands = adoptConfirmation(cands, d, i)
 			}

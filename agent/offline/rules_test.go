@@ -28,6 +28,20 @@ func TestAssistantDecisionRules(t *testing.T) {
 			want: [][]string{{"HttpOnly", "/auth"}},
 		},
 		{
+			name: "a reply that opens with the user's answer as its label states it in full",
+			msgs: []agent.TranscriptMessage{u("Scan uploads."), a("If clamd is down, should uploads fail or go through unscanned?"), u("fail closed. RAM is fine."),
+				a("Fail closed: if clamd can't be reached, the upload is rejected with 503 and we log it at error level.")},
+			want: [][]string{{"Fail closed", "rejected with 503"}},
+		},
+		{
+			name: "an option picked before a refusal in the same clause",
+			msgs: []agent.TranscriptMessage{u("Virus scanning?"),
+				a("Two shapes:\n\n1. **Scan inline** before writing to S3.\n2. **Quarantine bucket** with an async scanner worker.\n\nHow big are uploads?"),
+				u("max 20 MB. option 1, we don't want another bucket and a worker for this volume.")},
+			want:    [][]string{{"Scan inline"}},
+			notWant: [][]string{{"Quarantine bucket"}},
+		},
+		{
 			name:    "no confirmation without agreement",
 			msgs:    []agent.TranscriptMessage{u("How many replicas do we run?"), a("OK — four replicas behind the load balancer today.")},
 			notWant: [][]string{{"replicas"}},
