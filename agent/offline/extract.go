@@ -561,6 +561,11 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				usedK, usedMsg = k+1, mi
 			}
 			text = tidy(riskConsequence(riskClause(riskLead(withoutAsides(text)))))
+			// "Lose it and the backups are useless": "it" is what the
+			// sentence before spoke of.
+			if k > 0 && !isDownside && words(text) <= 10 && words(ss[k-1].plain) <= 14 && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
+				text = strings.TrimRight(tidy(riskLead(withoutAsides(ss[k-1].plain))), ".") + "; " + lowerFirst(text)
+			}
 			if words(text) < 4 {
 				continue
 			}
@@ -595,6 +600,9 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 	}
 	return out
 }
+
+// refersRE finds a pronoun that stands for something said before.
+var refersRE = regexp.MustCompile(`\b(?:it|this|that|they|them)\b`)
 
 // openParenRE is a parenthetical left open at the end of a sentence.
 var openParenRE = regexp.MustCompile(`\s+\([^()]*$`)

@@ -91,7 +91,7 @@ func riskLead(s string) string {
 
 // proposeLeadRE opens a sentence that proposes a fix rather than raising a
 // concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
-var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?)\b`)
+var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?|assert|verify|ensure|since we)\b`)
 
 // notConcern reports whether s, though it has a risk word, proposes rather
 // than warns: a fix, one of the options on offer, or a user's remark that

@@ -155,6 +155,16 @@ func TestAddedRiskRules(t *testing.T) {
 			notWant: []string{"lets people"},
 		},
 		{
+			name: "a short risk about \"it\" takes the sentence before",
+			msgs: []agent.TranscriptMessage{a("The restic repository password is the only way to decrypt the backups. Lose it and the backups are useless.")},
+			want: []string{"restic repository password", "backups are useless"},
+		},
+		{
+			name:    "a test step is not a risk",
+			msgs:    []agent.TranscriptMessage{a("Assert that inserting a row with another org's id fails.")},
+			notWant: []string{"inserting"},
+		},
+		{
 			name:    "risk word only in an aside",
 			msgs:    []agent.TranscriptMessage{a("The bootstrap config creates the bucket with versioning (so you can recover a corrupted state) and a public access block.")},
 			notWant: []string{"bootstrap"},
