@@ -71,14 +71,22 @@ func isMitigation(lower string) bool {
 // short lead-in naming the concern ("The flip side is the real issue:").
 func riskLead(s string) string {
 	s = riskLeadRE.ReplaceAllString(s, "")
-	s = meansLeadRE.ReplaceAllString(s, "")
-	s = adviceTailRE.ReplaceAllString(s, "")
 	lc := strings.ToLower(s)
+	if strings.Contains(lc, "mean") {
+		s = meansLeadRE.ReplaceAllString(s, "")
+		lc = strings.ToLower(s)
+	}
+	if strings.Contains(lc, ", so ") {
+		s = adviceTailRE.ReplaceAllString(s, "")
+		lc = strings.ToLower(s)
+	}
 	if m := ackRE.FindString(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
 	}
-	if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
-		s, lc = s[len(m):], lc[len(m):]
+	if strings.Contains(lc, ":") {
+		if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
+			s, lc = s[len(m):], lc[len(m):]
+		}
 	}
 	if !concernWords.match(lc) || !strings.ContainsAny(lc, ":—–") {
 		return s
