@@ -198,7 +198,10 @@ func proposesInProse(s sentence) bool {
 	if imperRE.MatchString(s.lower) {
 		return true
 	}
-	return strings.ContainsAny(s.lower, ":—–,") && imperRE.MatchString(strings.ToLower(statement(s.plain)))
+	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && !ackRE.MatchString(s.lower) {
+		return false // nothing for statement to strip before the verb
+	}
+	return imperRE.MatchString(strings.ToLower(statement(s.plain)))
 }
 
 // pathTitle returns the words that name a file at lower-cased path p: the
