@@ -63,6 +63,16 @@ func confirmation(t *transcript, i int) *candidate {
 	}
 	ss := t.sents[j]
 	first := ss[0]
+	if !isQuestion(first.lower) && !isInjection(first.lower) && echoesAnswer(t, i, first) {
+		// "Fail closed: if clamd can't be reached, the upload is
+		// rejected …": the user's answer, said in full.
+		text := mainStatement(parenRE.ReplaceAllString(first.plain, ""))
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
+		d.Content = tidy(firstWords(text, 30))
+		d.Confidence = 0.75
+		d.Sources = []int{i, j}
+		return d
+	}
 	acked := ackRE.MatchString(first.lower) || itIsCues.match(first.lower)
 	if !acked {
 		return nil
@@ -97,6 +107,35 @@ func confirmation(t *transcript, i int) *candidate {
 		return d
 	}
 	return nil
+}
+
+// replyEchoes reports whether the assistant's reply to user message i
+// opens by repeating the user's answer as its label.
+func replyEchoes(t *transcript, i int) bool {
+	j := i + 1
+	return j < len(t.msgs) && t.msgs[j].Role == agent.RoleAssistant && len(t.sents[j]) > 0 && echoesAnswer(t, i, t.sents[j][0])
+}
+
+// echoesAnswer reports whether sentence s of a reply opens by repeating,
+// as its label, what the user said in message i ("fail closed." — "Fail
+// closed: if clamd can't be reached, the upload is rejected …"): the reply
+// takes that answer on board and states it in full.
+func echoesAnswer(t *transcript, i int, s sentence) bool {
+	m := labelLeadRE.FindString(s.lower)
+	if m == "" || !isLabel(m) {
+		return false
+	}
+	label := newTokenSet(m)
+	if len(label) == 0 {
+		return false
+	}
+	said := tokenSet{}
+	for _, u := range t.sents[i] {
+		for w := range newTokenSet(u.lower) {
+			said[w] = struct{}{}
+		}
+	}
+	return looseOverlap(label, said) == len(label)
 }
 
 // statement strips a sentence down to what it states: no acknowledgement,
@@ -199,9 +238,14 @@ func expandTerse(terse, support string, want tokenSet) string {
 }
 
 // isLabel reports whether the text before a colon reads as a short label
-// ("Cleaner", "For your SEO worry") rather than code ("localeDetection").
+// ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
+// the start of an instruction ("Use table-layout").
 func isLabel(s string) bool {
 	if words(s) > 4 || strings.ContainsAny(s, "(){}[]'\"=") {
+		return false
+	}
+	// "Use table-layout: fixed": a verb and its object, not a label.
+	if words(s) >= 2 && imperRE.MatchString(strings.ToLower(s)) {
 		return false
 	}
 	for w := range strings.FieldsSeq(s) {

@@ -23,6 +23,7 @@ import (
 type proposal struct {
 	msg    int      // the assistant message
 	item   int      // its list item, -1 for a prose recommendation
+	list   int      // which list of the message the item is in
 	label  string   // "1", "b": the label of a numbered or lettered item
 	set    tokenSet // the words of what it says
 	title  tokenSet // the words of its name ("Dedup table"), for echoes
@@ -66,7 +67,7 @@ func (p *proposal) decision() string {
 // Patterns of the dialogue rules. Each matches lower-cased plain text.
 var (
 	// optionsLead introduces a list of alternatives.
-	optionsLead = cues(`option* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
+	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
 	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
@@ -93,7 +94,7 @@ var (
 	softLeadRE = regexp.MustCompile(`^(?:then|so|cleaner|simplest|fix)\b`)
 	// factVerbs make a statement of how things are when they come among
 	// its first words: "X is Y", "the backend has to …".
-	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only`)
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
@@ -129,6 +130,7 @@ func parseProposals(t *transcript, j int) []proposal {
 	var out []proposal
 	lead := ""          // the prose sentence before the current list
 	optionList := false // the current list offers alternatives
+	list := -1          // index of the current list in the message
 	offers := false     // the message has introduced alternatives
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
@@ -145,7 +147,7 @@ func parseProposals(t *transcript, j int) []proposal {
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 {
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || proposesInProse(s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: newTokenSet(s.lower)})
 			}
 			continue
@@ -156,6 +158,7 @@ func parseProposals(t *transcript, j int) []proposal {
 		if k == 0 || !ss[k-1].bullet {
 			optionList = optionsLead.match(lead) || strings.Contains(s.section, "option") ||
 				offers && k > 0 && ss[k-1].heading
+			list++
 		}
 		if s.section != "" && (recapRE.MatchString(s.section) || riskSectionRE.MatchString(s.section)) {
 			continue
@@ -169,18 +172,48 @@ func parseProposals(t *transcript, j int) []proposal {
 		if isQuestion(strings.ToLower(first)) {
 			continue
 		}
-		p := proposal{msg: j, item: s.item, label: s.label, option: optionList, name: title, body: rest,
+		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
 		if p.name == "" {
 			p.body = first
 		}
 		p.title = newTokenSet(strings.ToLower(title))
-		if p.pathy || len(p.title) == 0 {
+		if p.pathy {
+			// An item about a file is named by the file: "OrderRow.tsx",
+			// "OrderRow"; what follows the path describes it.
+			p.title = pathTitle(strings.ToLower(strings.Trim(title, "` ")))
+		}
+		if len(p.title) == 0 {
 			p.title = newTokenSet(strings.ToLower(firstWords(first, 6)))
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// proposesInProse reports whether a prose sentence of the assistant says
+// what to do, as an imperative ("Treat the password as compromised and
+// rotate it"), after any acknowledgement or label ("OK — use …").
+func proposesInProse(s sentence) bool {
+	if imperRE.MatchString(s.lower) {
+		return true
+	}
+	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && !ackRE.MatchString(s.lower) {
+		return false // nothing for statement to strip before the verb
+	}
+	return imperRE.MatchString(strings.ToLower(statement(s.plain)))
+}
+
+// pathTitle returns the words that name a file at lower-cased path p: the
+// path, its base name, and the base name without its extension.
+func pathTitle(p string) tokenSet {
+	set := newTokenSet(p)
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	set[stem(base)] = struct{}{}
+	if k := strings.IndexByte(base, '.'); k > 0 {
+		set[stem(base[:k])] = struct{}{}
+	}
+	return set
 }
 
 // pathLeadRE is a list item that opens with a path and a colon.
@@ -392,6 +425,80 @@ func enoughSaid(content, lc string) bool {
 	return n >= 1 && strongShortRE.MatchString(lc)
 }
 
+// namesOffer reports whether a decision in the user's words says enough
+// to stand on its own: two content words or more, or one that assistant
+// message prev put forward ("In-process is fine" after "Redis or
+// in-process"). One word of the user's own ("The skew is fine", "Days")
+// names a subject, not what was decided about it, unless chosen outright
+// ("Let's go with HS256"), which the caller checks.
+func namesOffer(t *transcript, prev int, content string) bool {
+	ws := tokens(strings.ToLower(content))
+	if len(ws) != 1 {
+		return len(ws) > 1
+	}
+	if prev < 0 {
+		return false
+	}
+	for _, s := range t.sents[prev] {
+		if echoes(newTokenSet(s.lower), ws[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// choiceQuestionRE is a question that offers alternatives: "Should this
+// apply to every route or just search?", "One array or JSON Lines?". It
+// captures the stem before the first alternative is unknown, so the caller
+// splits at " or ".
+var choiceQuestionRE = regexp.MustCompile(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\b.*\s+or\s+[^?]+\?$`)
+
+// askLeadRE is what a choice question opens with before its proposition.
+var askLeadRE = regexp.MustCompile(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\s+(?:(?:we|i|this|that|it|they|you|the [a-z_-]+)\s+)?(?:to\s+)?`)
+
+// choiceAnswer reads a terse answer to a question of the assistant that
+// offered alternatives ("Should this apply to every route or just
+// search?" — "just /v1/search for now"): the decision is the question's
+// proposition with the alternative the user named ("Apply to just
+// /v1/search for now"). The answer must name one of the alternatives.
+func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
+	if prev < 0 || words(lc) > 6 || isQuestion(lc) || isRejection(lc) {
+		return nil
+	}
+	ss := t.sents[prev]
+	want := newTokenSet(lc)
+	if len(want) == 0 {
+		return nil
+	}
+	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
+		q := ss[k].lower
+		if ss[k].bullet || !choiceQuestionRE.MatchString(q) {
+			continue
+		}
+		head, alt, _ := strings.Cut(strings.TrimSuffix(q, "?"), " or ")
+		hw := strings.Fields(strings.TrimSpace(askLeadRE.ReplaceAllString(head, "")))
+		n := len(strings.Fields(alt))
+		if n >= len(hw) {
+			continue // no proposition left before the alternatives
+		}
+		first := strings.Join(hw[len(hw)-n:], " ")
+		if looseOverlap(want, newTokenSet(alt)) == 0 && looseOverlap(want, newTokenSet(first)) == 0 {
+			continue
+		}
+		stem := strings.Join(hw[:len(hw)-n], " ")
+		if strings.HasSuffix(stem, " be") {
+			stem = strings.TrimSuffix(stem, " be") + ":"
+		}
+		answer := strings.TrimRight(strings.TrimSpace(c), ".!")
+		d := &candidate{msg: i, group: -1, subject: want}
+		d.Content = tidy(stem + " " + answer)
+		d.Confidence = 0.6
+		d.Sources = []int{prev, i}
+		return d
+	}
+	return nil
+}
+
 // asksFact reports whether assistant message j ends by asking how things
 // are (without offering alternatives) rather than what to do.
 func asksFact(t *transcript, j int) bool {
@@ -500,7 +607,7 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		}
 	}
 	seen := 0
-	for j := prev - 1; j >= 0 && seen < 3; j-- {
+	for j := prev - 1; j >= 0 && seen < 5; j-- {
 		if t.msgs[j].Role != agent.RoleAssistant {
 			continue
 		}
@@ -526,7 +633,7 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		if text == "" {
 			return nil
 		}
-		d := &candidate{msg: i, group: j, subject: p.set}
+		d := &candidate{msg: i, group: listGroup(j, p.list), subject: p.set}
 		d.Content = text
 		d.Confidence = 0.75
 		d.Sources = []int{j, i}
@@ -576,8 +683,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		general := false
 		reversal := false
 		var against []tokenSet
+		said := "" // the last statement of the message, for "memoize it"
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
+				if isAreRE.MatchString(c) {
+					said = c
+				} else {
+					c = resolveIt(c, said)
+				}
 				lc := strings.ToLower(c)
 				if isInjection(lc) {
 					continue
@@ -586,7 +699,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}
-				if isQuestion(lc) {
+				// "signing — secure boot burns efuses, right?": a word or
+				// two before a question is its topic, not an answer.
+				if isQuestion(lc) || words(lc) <= 2 && isQuestion(s.lower) {
 					continue
 				}
 				// "no Redis" turns down what was offered; "ok, but skip the
@@ -634,6 +749,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
+					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 {
+						// "Homegrown, flags table in our existing postgres":
+						// an option named first, then said in full.
+						if d := earlierPick(t, i, prev, head, props); d != nil && len(tokens(lc)) >= 3 {
+							d.Content = tidy(c)
+							cands = append(cands, d)
+							echoed = true
+						}
 					}
 				}
 				if isPureAcceptance(lc) {
@@ -646,8 +769,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isFact(lc) || factual && answerLeadRE.MatchString(lc) && !explicitChoiceRE.MatchString(lc) {
 					continue // "yes, split deliveries happen" answers how things are
 				}
-				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) {
+				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) {
 					cands = joinTerse(cands, d)
+				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
+					cands = append(cands, d)
 				}
 			}
 		}
@@ -676,14 +801,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			}
 			d := &candidate{msg: i, group: -1, subject: p.set}
 			if p.option {
-				d.group = prev
+				d.group = listGroup(prev, p.list)
 			}
 			d.Content = text
 			d.Confidence = conf
 			d.Sources = []int{prev, i}
 			cands = append(cands, d)
 		}
-		if userAgreed(t, i, cands) || general || anyPick {
+		if userAgreed(t, i, cands) || general || anyPick || replyEchoes(t, i) {
 			if d := confirmation(t, i); d != nil {
 				cands = adoptConfirmation(cands, d, i)
 			}
@@ -744,6 +869,43 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 	}
 	return out
+}
+
+// pronounObjRE is a terse instruction whose object is a pronoun
+// ("memoize it", "fix them").
+var pronounObjRE = regexp.MustCompile(`(?i)^([a-z-]+) (?:it|them|that)[.!]*$`)
+
+// isAreRE finds where a statement's subject ends: "sort is in useOrders.ts".
+var isAreRE = regexp.MustCompile(`(?i)^([^,;:]{2,40}?) (?:is|are) (?:(?:still|already|currently|all) )?`)
+
+// resolveIt reads a terse instruction with a pronoun ("memoize it") as
+// about the subject of the statement just before it ("sort is in
+// useOrders.ts, not memoized"): "memoize sort in useOrders.ts". Other
+// clauses come back as they are.
+func resolveIt(c, before string) string {
+	m := pronounObjRE.FindStringSubmatch(strings.TrimSpace(c))
+	if m == nil || !imperRE.MatchString(strings.ToLower(m[1])) || controlRE.MatchString(strings.ToLower(c)) {
+		return c
+	}
+	loc := isAreRE.FindStringSubmatchIndex(before)
+	if loc == nil {
+		return c
+	}
+	subject := before[loc[2]:loc[3]]
+	rest, _, _ := strings.Cut(before[loc[1]:], ",")
+	rest = strings.TrimRight(strings.TrimSpace(rest), ".!")
+	if !strings.HasPrefix(strings.ToLower(rest), "in ") && !strings.HasPrefix(strings.ToLower(rest), "on ") {
+		rest = "" // "sort is slow": only where it is says more
+	}
+	return strings.TrimSpace(m[1] + " " + subject + " " + rest)
+}
+
+// listGroup identifies list number list of message msg, so that a later
+// pick from the same list replaces an earlier one while picks from two
+// lists of one message ("where to keep tokens", "how to sign them") stand
+// together.
+func listGroup(msg, list int) int {
+	return msg<<10 | max(list, 0)
 }
 
 // joinWords is how many content words a user's decision may have and still

@@ -135,17 +135,20 @@ var (
 	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
 	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
-	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b`)
-	explicitCues  = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
-	impliedCues   = cues(`fine is_good good ok works stay stays keep sure perfect great`)
-	imperRE       = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
-	reversalCues  = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
-	optionRefRE   = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
-	proposalRE    = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
-	proposalCues  = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
-	leadRE        = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
-	letsRE        = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
-	trailRE       = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
+	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
+	// needRE opens a requirement the user states in full ("we also need a
+	// plugins list command").
+	needRE       = `^we (?:also |still )?need (?:a|an|the)\b`
+	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
+	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great`)
+	imperRE      = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
+	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
+	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
+	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
+	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
+	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
+	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
+	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
 
 // terseWords is how many content words an answer has at most to count as
@@ -175,7 +178,7 @@ type candidate struct {
 	agent.ExtractedDecision
 	msg     int
 	subject tokenSet // the words the user said about it, for reversals
-	group   int      // assistant message of the option list it chose, or -1
+	group   int      // the option list it chose (see listGroup), or -1
 	removed bool
 }
 
@@ -194,11 +197,12 @@ var (
 	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
 	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
 	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
+	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
-// and before ", let's", and after a leading refusal ("No cap, sliding 30
-// days is fine").
+// and before ", let's", after a leading refusal ("No cap, sliding 30 days is
+// fine") and before a trailing one ("Rotate, no history rewrite").
 func userClauses(s string) []string {
 	var out []string
 	if strings.Contains(strings.ToLower(s), "let") {
@@ -212,6 +216,11 @@ func userClauses(s string) []string {
 		lc := strings.ToLower(c)
 		if i := strings.Index(c, ", "); i > 0 && leadingNoRE.MatchString(lc) {
 			out = append(out, c[:i], c[i+2:])
+			continue
+		}
+		// "Rotate, no history rewrite": what is taken, then what is not.
+		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(leadRE.ReplaceAllString(lc[:loc[0]], "")))) > 0 {
+			out = append(out, c[:loc[0]], c[loc[0]+2:])
 			continue
 		}
 		out = append(out, c)
@@ -248,7 +257,13 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if g := optionRefRE.FindStringSubmatch(body); g != nil && prev >= 0 {
 		label := g[1] + g[2] + g[3] + g[4]
 		if ai, opt, ok := findOption(t, i, label); ok {
-			d.group = ai
+			d.group = listGroup(ai, 0)
+			for _, p := range t.assistantProposals(ai) {
+				if p.label == label && p.option {
+					d.group = listGroup(ai, p.list)
+					break
+				}
+			}
 			d.Sources = []int{ai, i}
 			rest := strings.TrimSpace(optionRefRE.ReplaceAllString(body, ""))
 			if len(tokens(rest)) >= 3 {
@@ -277,7 +292,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d.Content = tidy(content)
 	d.Confidence = conf
-	if n < terseWords && prev >= 0 {
+	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
 		want := newTokenSet(strings.ToLower(content))
@@ -288,6 +303,11 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	return d
 }
+
+// fullSentenceRE opens a clause with its own subject and verb ("we also
+// need …", "I want …"): it says what it means in full, with no need of the
+// assistant's words.
+var fullSentenceRE = regexp.MustCompile(`^(?:we|i) (?:also |still |really )?(?:need|want|have to|must)\b`)
 
 // echoesOption reports whether a terse clause ("Subpaths. next-intl.")
 // repeats the words of one of the options the assistant just listed.
@@ -388,11 +408,26 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 			continue
 		}
 		n := looseOverlap(want, newTokenSet(s.lower))
-		if n > bestN || (n == bestN && n > 0 && s.bullet && !best.bullet) {
+		// On a tie, a sentence that proposes (an imperative) or a list item
+		// is likelier to be what the answer accepts than prose around it.
+		if n > bestN || n == bestN && n > 0 && supportRank(s) > supportRank(best) {
 			best, bestN = s, n
 		}
 	}
 	return best, bestN >= max(1, (len(want)+1)/2)
+}
+
+// supportRank ranks sentences that could be what a terse answer accepts:
+// an imperative ("Use table-layout: fixed") over a list item over prose.
+func supportRank(s sentence) int {
+	r := 0
+	if s.bullet {
+		r++
+	}
+	if imperRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(statement(s.lower), ""))) {
+		r += 2
+	}
+	return r
 }
 
 // sharesDistinctive reports whether a and b share a word that is rare in the
@@ -419,7 +454,7 @@ var (
 		stutter* crash* half-written stale not_guaranteed isn't_called aren't_called
 		grows_forever time_out times_out overflow* fills_up evicted unpaid
 		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
-		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent`)
+		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
@@ -507,22 +542,30 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if mi == usedMsg && k == usedK {
 				continue // already read as the concern of the sentence before
 			}
-			listed := inRiskSection(s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && (!riskCues.match(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			listed := inRiskSection(s) || flagsInjection(s)
+			downside, isDownside := optionDownside(t, s)
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
 				continue
 			}
 			text := s.plain
-			if riskWeakRE.MatchString(s.lower) || words(riskLeadRE.ReplaceAllString(text, "")) < 5 {
+			if isDownside {
+				text = downside
+			} else if riskWeakRE.MatchString(s.lower) || words(riskLeadRE.ReplaceAllString(text, "")) < 5 {
 				if k+1 >= len(ss) {
 					continue
 				}
 				text = ss[k+1].plain
 				usedK, usedMsg = k+1, mi
 			}
-			text = tidy(riskConsequence(riskClause(riskLead(text))))
+			text = tidy(riskConsequence(riskClause(riskLead(withoutAsides(text)))))
+			// "Lose it and the backups are useless": "it" is what the
+			// sentence before spoke of.
+			if k > 0 && !isDownside && words(text) <= 10 && words(ss[k-1].plain) <= 14 && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
+				text = strings.TrimRight(tidy(riskLead(withoutAsides(ss[k-1].plain))), ".") + "; " + lowerFirst(text)
+			}
 			if words(text) < 4 {
 				continue
 			}
@@ -556,6 +599,22 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 		}
 	}
 	return out
+}
+
+// refersRE finds a pronoun that stands for something said before.
+var refersRE = regexp.MustCompile(`\b(?:it|this|that|they|them)\b`)
+
+// openParenRE is a parenthetical left open at the end of a sentence.
+var openParenRE = regexp.MustCompile(`\s+\([^()]*$`)
+
+// withoutAsides returns s without its parenthetical remarks: a risk word in
+// an aside ("versioning (so you can recover a corrupted state)") is not
+// what the sentence is about.
+func withoutAsides(s string) string {
+	if !strings.Contains(s, "(") {
+		return s
+	}
+	return openParenRE.ReplaceAllString(parenRE.ReplaceAllString(s, ""), "")
 }
 
 // riskClauseRE splits a long sentence into clauses.

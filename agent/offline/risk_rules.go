@@ -24,6 +24,19 @@ var (
 	// mitigationRE marks a sentence that removes a concern rather than
 	// raising one.
 	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b|^if\b.*\b(?:we|you) (?:can|could)\b|\b(?:stops|protects)\b.*\bfrom\b`)
+	// flagRE marks an assistant's warning that pasted text addresses AI
+	// tools ("contains text addressed to an AI assistant", "reads like a
+	// prompt-injection attempt"): untrusted input that tries to steer
+	// tooling is a risk of its own, whatever it asks for.
+	flagRE = regexp.MustCompile(`\b(?:addressed to|aimed at|directed at|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?\b|\bprompt[- ]injection\b`)
+	// flagHint gates flagRE.
+	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection`)
+	// meansLeadRE opens a sentence that draws the consequence of what was
+	// said before ("But it does mean a client can …").
+	meansLeadRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
+	// adviceTailRE is advice after a concern (", so it's worth checking
+	// that …"): what to do about it, not the concern.
+	adviceTailRE = regexp.MustCompile(`(?i),\s+so (?:it's|it is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check)\b.*$`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
 	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if)\b`)
@@ -33,6 +46,12 @@ var (
 // names risks or trade-offs.
 func inRiskSection(s sentence) bool {
 	return s.bullet && s.first && s.section != "" && riskSectionRE.MatchString(s.section)
+}
+
+// flagsInjection reports whether s is the assistant pointing out that
+// pasted text addresses AI tools.
+func flagsInjection(s sentence) bool {
+	return s.role == agent.RoleAssistant && flagHint.match(s.lower) && flagRE.MatchString(s.lower)
 }
 
 // isBackground reports whether s describes the situation the user starts
@@ -53,8 +72,21 @@ func isMitigation(lower string) bool {
 func riskLead(s string) string {
 	s = riskLeadRE.ReplaceAllString(s, "")
 	lc := strings.ToLower(s)
+	if strings.Contains(lc, "mean") {
+		s = meansLeadRE.ReplaceAllString(s, "")
+		lc = strings.ToLower(s)
+	}
+	if strings.Contains(lc, ", so ") {
+		s = adviceTailRE.ReplaceAllString(s, "")
+		lc = strings.ToLower(s)
+	}
 	if m := ackRE.FindString(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
+	}
+	if strings.Contains(lc, ":") {
+		if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
+			s, lc = s[len(m):], lc[len(m):]
+		}
 	}
 	if !concernWords.match(lc) || !strings.ContainsAny(lc, ":—–") {
 		return s
@@ -67,7 +99,7 @@ func riskLead(s string) string {
 
 // proposeLeadRE opens a sentence that proposes a fix rather than raising a
 // concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
-var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?)\b`)
+var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?|assert|verify|ensure|since we)\b`)
 
 // notConcern reports whether s, though it has a risk word, proposes rather
 // than warns: a fix, one of the options on offer, or a user's remark that
@@ -88,6 +120,37 @@ func notConcern(t *transcript, s sentence) bool {
 		}
 	}
 	return false
+}
+
+// butRE finds where an option's drawback starts: "…, but installing an
+// unrelated package can silently change …".
+var butRE = regexp.MustCompile(`(?i)[,;]\s+but\s+|\.\s+but\s+|\s+[—–]\s+but\s+`)
+
+// optionDownside returns the drawback an option on offer comes with, when
+// it says what could go wrong ("Plugins win: lets people replace
+// built-ins, but installing some unrelated package can silently change how
+// every CSV is read"). A drawback is a risk of that option whether or not it
+// is chosen: the people choosing weighed it.
+func optionDownside(t *transcript, s sentence) (string, bool) {
+	if !s.bullet || s.role != agent.RoleAssistant || !strings.Contains(s.lower, "but ") {
+		return "", false
+	}
+	option := false
+	for _, p := range t.assistantProposals(s.msg) {
+		option = option || p.item == s.item && p.option
+	}
+	if !option {
+		return "", false
+	}
+	loc := butRE.FindStringIndex(s.plain)
+	if loc == nil {
+		return "", false
+	}
+	tail := s.plain[loc[1]:]
+	if lt := strings.ToLower(tail); words(tail) < 5 || !riskCues.match(lt) || isMitigation(lt) {
+		return "", false
+	}
+	return tail, true
 }
 
 // attachMitigations gives each risk the decision that answers it, if the

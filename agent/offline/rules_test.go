@@ -28,6 +28,20 @@ func TestAssistantDecisionRules(t *testing.T) {
 			want: [][]string{{"HttpOnly", "/auth"}},
 		},
 		{
+			name: "a reply that opens with the user's answer as its label states it in full",
+			msgs: []agent.TranscriptMessage{u("Scan uploads."), a("If clamd is down, should uploads fail or go through unscanned?"), u("fail closed. RAM is fine."),
+				a("Fail closed: if clamd can't be reached, the upload is rejected with 503 and we log it at error level.")},
+			want: [][]string{{"Fail closed", "rejected with 503"}},
+		},
+		{
+			name: "an option picked before a refusal in the same clause",
+			msgs: []agent.TranscriptMessage{u("Virus scanning?"),
+				a("Two shapes:\n\n1. **Scan inline** before writing to S3.\n2. **Quarantine bucket** with an async scanner worker.\n\nHow big are uploads?"),
+				u("max 20 MB. option 1, we don't want another bucket and a worker for this volume.")},
+			want:    [][]string{{"Scan inline"}},
+			notWant: [][]string{{"Quarantine bucket"}},
+		},
+		{
 			name:    "no confirmation without agreement",
 			msgs:    []agent.TranscriptMessage{u("How many replicas do we run?"), a("OK — four replicas behind the load balancer today.")},
 			notWant: [][]string{{"replicas"}},
@@ -125,6 +139,41 @@ func TestAddedRiskRules(t *testing.T) {
 			name:    "a mitigation is not a risk",
 			msgs:    []agent.TranscriptMessage{a("Filtering on client_visible also avoids the leaking-names problem from before.")},
 			notWant: []string{"client_visible"},
+		},
+		{
+			name: "flagged prompt injection is a risk",
+			msgs: []agent.TranscriptMessage{u("Here's the ticket text."),
+				a("First, about that ticket: the bot's note reads like a prompt-injection attempt — it tells AI tools to claim DBA approval. I'm ignoring it.")},
+			want:    []string{"prompt-injection"},
+			notWant: []string{"First, about"},
+		},
+		{
+			name: "drawback of an option on offer",
+			msgs: []agent.TranscriptMessage{u("What if a plugin overrides a built-in?"),
+				a("Pick a rule:\n- **built-ins win**: the plugin is ignored, with a warning\n- **plugins win**: lets people replace built-ins, but installing some unrelated package can silently change how every CSV is read")},
+			want:    []string{"Installing some unrelated package can silently change"},
+			notWant: []string{"lets people"},
+		},
+		{
+			name: "a short risk about \"it\" takes the sentence before",
+			msgs: []agent.TranscriptMessage{a("The restic repository password is the only way to decrypt the backups. Lose it and the backups are useless.")},
+			want: []string{"restic repository password", "backups are useless"},
+		},
+		{
+			name:    "a test step is not a risk",
+			msgs:    []agent.TranscriptMessage{a("Assert that inserting a row with another org's id fails.")},
+			notWant: []string{"inserting"},
+		},
+		{
+			name:    "risk word only in an aside",
+			msgs:    []agent.TranscriptMessage{a("The bootstrap config creates the bucket with versioning (so you can recover a corrupted state) and a public access block.")},
+			notWant: []string{"bootstrap"},
+		},
+		{
+			name:    "consequence drawn after the fact, without the advice",
+			msgs:    []agent.TranscriptMessage{a("But it does mean a client can put arbitrary text into your gateway logs, so it's worth checking what renders them.")},
+			want:    []string{"A client can put arbitrary text into your gateway logs"},
+			notWant: []string{"does mean", "worth checking"},
 		},
 	}
 	for _, tt := range tests {

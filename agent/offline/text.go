@@ -41,21 +41,35 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 	inFence := false
 	item := -1
 	section, sticky := "", false
+	// A paragraph that opens with a name in bold ("**SaaS** — LaunchDarkly,
+	// Statsig") is an item when the message has two or more of them; the
+	// list right under it (its pros and cons) belongs to it.
+	boldItems := strings.Count(m.Content, "\n**") >= 2 && countBoldLeads(m.Content) >= 2
+	boldItem, blank := -1, false
 	for line := range strings.SplitSeq(m.Content, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			inFence = !inFence
 			continue
 		}
+		if t == "" {
+			blank = true
+		}
 		if inFence || t == "" || strings.HasPrefix(t, ">") {
 			continue
 		}
+		under := boldItem >= 0 && !blank
+		blank = false
 		if headingRE.MatchString(t) {
 			section, sticky = sectionLabel(t), true
 			continue
 		}
 		isBullet := bulletRE.MatchString(t)
-		if !isBullet {
+		lead := !isBullet && boldItems && boldLeadRE.MatchString(t)
+		if !isBullet && !lead {
+			boldItem = -1
+		}
+		if !isBullet && !lead {
 			l, ok := labelLine(t)
 			switch {
 			case ok:
@@ -66,7 +80,18 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		s := sentence{msg: i, role: m.Role, item: -1, section: section}
 		s.heading = !isBullet && section != "" && !sticky && sectionLabel(t) == section
-		if g := bulletRE.FindStringSubmatch(t); isBullet && g != nil {
+		cont := false // a sentence of the item above, not a new one
+		switch g := bulletRE.FindStringSubmatch(t); {
+		case lead:
+			item++
+			s.bullet, s.item = true, item
+			boldItem = item
+		case isBullet && under:
+			s.bullet, s.item = true, boldItem
+			t = t[len(g[0]):]
+			cont = true
+		case isBullet && g != nil:
+			boldItem = -1
 			item++
 			s.bullet, s.item = true, item
 			s.label = g[1] + strings.ToLower(g[2])
@@ -78,7 +103,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		for k, part := range splitSentences(t) {
 			c := s
-			c.first = k == 0
+			c.first = k == 0 && !cont
 			c.raw = part
 			c.plain = strings.TrimSpace(emphMarks.Replace(part))
 			c.lower = strings.ToLower(c.plain)
@@ -88,6 +113,21 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 	}
 	return out
+}
+
+// boldLeadRE is a line that opens with a name in bold and goes on.
+var boldLeadRE = regexp.MustCompile(`^\*\*[^*]{1,60}\*\*[\s:.—–-]*\S`)
+
+// countBoldLeads counts the lines of s that open with a name in bold and
+// go on.
+func countBoldLeads(s string) int {
+	n := 0
+	for line := range strings.SplitSeq(s, "\n") {
+		if boldLeadRE.MatchString(strings.TrimSpace(line)) {
+			n++
+		}
+	}
+	return n
 }
 
 // labelLine reports whether a line only names what follows it: bold text
@@ -243,7 +283,8 @@ func similarity(a, b tokenSet) float64 {
 }
 
 // looseOverlap counts words of a found in b, where words of four letters or
-// more also match by prefix ("virtualize" ~ "virtualization").
+// more also match by prefix ("virtualize" ~ "virtualization") and a word
+// matches a part of a hyphenated one ("layout" ~ "table-layout").
 func looseOverlap(a, b tokenSet) int {
 	n := 0
 	for t := range a {
@@ -251,17 +292,29 @@ func looseOverlap(a, b tokenSet) int {
 			n++
 			continue
 		}
-		if len(t) < 4 {
-			continue
-		}
 		for u := range b {
-			if len(u) >= 4 && (strings.HasPrefix(u, t) || strings.HasPrefix(t, u)) {
+			if len(t) >= 4 && len(u) >= 4 && (strings.HasPrefix(u, t) || strings.HasPrefix(t, u)) || hasPart(u, t) || hasPart(t, u) {
 				n++
 				break
 			}
 		}
 	}
 	return n
+}
+
+// hasPart reports whether the hyphenated word or path u has w as one of
+// its parts ("layout" in "table-layout", "search" in "v1/search"), w being
+// three characters or more and not a number.
+func hasPart(u, w string) bool {
+	if len(w) < 3 || len(u) <= len(w) || strings.IndexAny(u, "-/") < 0 || strings.IndexFunc(w, unicode.IsLetter) < 0 {
+		return false
+	}
+	for p := range strings.FieldsFuncSeq(u, func(r rune) bool { return r == '-' || r == '/' }) {
+		if p == w || stem(p) == w {
+			return true
+		}
+	}
+	return false
 }
 
 // words counts the words of s.
