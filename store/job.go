@@ -391,28 +391,45 @@ func (db *DB) Notify(ctx context.Context, channel, payload string) error {
 
 // Listen returns a channel that receives the payloads sent to channel from
 // now until ctx ends; then it is closed. See Notify for what may be missed.
+// On PostgreSQL, Listen waits (up to listenWait) until its connection
+// listens, so that what is sent after it returns arrives.
 func (db *DB) Listen(ctx context.Context, channel string) (<-chan string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return db.hub.subscribe(ctx, db, channel), nil
+	c, ready := db.hub.subscribe(ctx, db, channel)
+	select {
+	case <-ready:
+	case <-ctx.Done():
+	case <-time.After(listenWait):
+	}
+	return c, nil
 }
+
+// listenWait is how long Listen waits for PostgreSQL to listen; past it
+// (the database is unreachable), Listen returns, and its channel receives
+// "" once the listener connects.
+const listenWait = 5 * time.Second
 
 // hub delivers notifications to this process's listeners. On PostgreSQL
 // it holds one connection of the pool that LISTENs while anyone listens,
 // and opens another when that one breaks.
 type hub struct {
-	mu   sync.Mutex
-	subs map[string]map[chan string]struct{}
-	n    int                // listeners
-	stop context.CancelFunc // ends the PostgreSQL listener; nil when none runs
-	done chan struct{}      // closed when the PostgreSQL listener has ended
+	mu    sync.Mutex
+	subs  map[string]map[chan string]struct{}
+	n     int                // listeners
+	stop  context.CancelFunc // ends the PostgreSQL listener; nil when none runs
+	done  chan struct{}      // closed when the PostgreSQL listener has ended
+	ready chan struct{}      // closed when the PostgreSQL listener first listens
 }
+
+// closedChan is a channel that is closed: SQLite's hub is always ready.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // hubBuffer is how many payloads a listener holds before it misses some.
 const hubBuffer = 64
 
-func (h *hub) subscribe(ctx context.Context, db *DB, channel string) <-chan string {
+func (h *hub) subscribe(ctx context.Context, db *DB, channel string) (_ <-chan string, ready <-chan struct{}) {
 	c := make(chan string, hubBuffer)
 	h.mu.Lock()
 	if h.subs == nil {
@@ -423,10 +440,14 @@ func (h *hub) subscribe(ctx context.Context, db *DB, channel string) <-chan stri
 	}
 	h.subs[channel][c] = struct{}{}
 	h.n++
-	if db.eng == enginePostgres && h.stop == nil {
-		lctx, stop := context.WithCancel(context.Background())
-		h.stop, h.done = stop, make(chan struct{})
-		go db.listenLoop(lctx, h.done)
+	ready = closedChan
+	if db.eng == enginePostgres {
+		if h.stop == nil {
+			lctx, stop := context.WithCancel(context.Background())
+			h.stop, h.done, h.ready = stop, make(chan struct{}), make(chan struct{})
+			go db.listenLoop(lctx, h.done, h.ready)
+		}
+		ready = h.ready
 	}
 	h.mu.Unlock()
 	context.AfterFunc(ctx, func() {
@@ -440,14 +461,14 @@ func (h *hub) subscribe(ctx context.Context, db *DB, channel string) <-chan stri
 		var done chan struct{}
 		if h.n == 0 && h.stop != nil {
 			h.stop()
-			done, h.stop, h.done = h.done, nil, nil
+			done, h.stop, h.done, h.ready = h.done, nil, nil, nil
 		}
 		h.mu.Unlock()
 		if done != nil {
 			<-done // the listener's connection is back in the pool
 		}
 	})
-	return c
+	return c, ready
 }
 
 // deliver passes payload to the listeners of channel, without waiting for
@@ -483,14 +504,16 @@ const (
 // listenLoop listens on PostgreSQL until ctx ends, connecting again after
 // a failure; after each new connection every listener receives "", as
 // notifications may have been lost in between.
-func (db *DB) listenLoop(ctx context.Context, done chan struct{}) {
+func (db *DB) listenLoop(ctx context.Context, done, ready chan struct{}) {
 	defer close(done)
 	delay := listenRetryMin
+	var once sync.Once
 	for first := true; ; first = false {
 		connected, err := db.listenOnce(ctx, func() {
 			if !first {
 				db.hub.deliver("", "")
 			}
+			once.Do(func() { close(ready) })
 		})
 		if ctx.Err() != nil {
 			return

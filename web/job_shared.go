@@ -103,8 +103,8 @@ type sharedJobs struct {
 	wg     sync.WaitGroup // the heartbeat and the remote followers
 	dead   atomic.Bool    // crash: nothing more is written (tests)
 
-	// Counters of written events, for tests and measures.
-	flushes, events, rows atomic.Int64
+	// Counters of written events and recovered jobs, for tests and measures.
+	flushes, events, rows, recovered atomic.Int64
 }
 
 // sharedConfig configures sharedJobs; zero fields take their defaults.
@@ -453,6 +453,7 @@ func (sh *sharedJobs) sweep() {
 		sh.log.Error("job sweep", "err", err)
 	}
 	for _, row := range rows {
+		sh.recovered.Add(1)
 		sh.recover(ctx, row)
 		if _, err := sh.db.EndJob(ctx, row.ID, sh.instance, store.JobOutcome{Error: interrupted, ErrorCode: store.EINTERNAL}, endedKeep); err != nil {
 			sh.log.Error("job end", "kind", row.Kind, "key", row.Key, "err", err)
