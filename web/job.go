@@ -310,17 +310,20 @@ func (r *jobRunner) find(key string) *job {
 // period. On a shared database a page on another instance may follow it:
 // then it runs on for as long as that page is known to watch.
 func (r *jobRunner) orphaned(j *job) {
-	if r.shared != nil {
-		if left := r.shared.watchedFor(j); left > 0 {
-			j.mu.Lock()
-			if j.watchers == 0 && !j.ended() {
-				j.orphan.Reset(left)
-			}
-			j.mu.Unlock()
-			return
-		}
+	if r.shared == nil {
+		j.cancel(errLeft)
+		return
 	}
-	j.cancel(errLeft)
+	left := r.shared.watchedFor(j)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.watchers > 0 || j.ended(): // a page came back while the database answered
+	case left > 0:
+		j.orphan.Reset(left)
+	default:
+		j.cancel(errLeft)
+	}
 }
 
 // shutdown refuses new jobs, cancels the running ones with errShutdown and
