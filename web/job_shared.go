@@ -516,9 +516,13 @@ func (sh *sharedJobs) watchedFor(j *job) time.Duration {
 }
 
 // watchTTL is how long a remote follower's watch lasts unless renewed:
-// two heartbeats, so that one late renewal does not end it. A job whose
-// only follower on another instance leaves runs on up to that long.
-func (sh *sharedJobs) watchTTL() time.Duration { return 2 * sh.heartbeat }
+// three heartbeats, and at least minWatchTTL, so that late renewals (a
+// busy machine) do not end it. A job whose only follower on another
+// instance leaves runs on up to that long.
+func (sh *sharedJobs) watchTTL() time.Duration { return max(3*sh.heartbeat, minWatchTTL) }
+
+// minWatchTTL is the shortest time a remote follower's watch lasts.
+const minWatchTTL = time.Second
 
 // remoteJob is the part of a job that another instance runs: this one
 // follows it from the database while anyone here watches it.

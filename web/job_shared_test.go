@@ -112,6 +112,16 @@ type feedModel struct {
 
 func newFeedModel() *feedModel { return &feedModel{feed: make(chan string)} }
 
+// send streams d, failing the test if the reply is no longer being written.
+func (m *feedModel) send(t *testing.T, d string) {
+	t.Helper()
+	select {
+	case m.feed <- d:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the reply stopped before %q was streamed", d)
+	}
+}
+
 func (m *feedModel) Name() string  { return "fake" }
 func (m *feedModel) Model() string { return "fake-1" }
 
@@ -218,8 +228,8 @@ func TestInstancesFollowReplyAndStop(t *testing.T) {
 
 		// The reply runs on a, whose page sees the first words.
 		streamA := a.openStream(context.Background(), th.ID, user.ID)
-		model.feed <- "one "
-		model.feed <- "two "
+		model.send(t, "one ")
+		model.send(t, "two ")
 		deltasUntil(t, streamA, "one two ")
 
 		// A page on b, opened late, gets them replayed, then what follows.
@@ -232,7 +242,7 @@ func TestInstancesFollowReplyAndStop(t *testing.T) {
 		time.Sleep(100 * time.Millisecond) // past a's grace for its own followers
 		const n = 200
 		for i := range n {
-			model.feed <- string(rune('a' + i%26))
+			model.send(t, string(rune('a'+i%26)))
 		}
 		var rest strings.Builder
 		for i := range n {
@@ -278,7 +288,7 @@ func TestInstanceDiesDuringPlan(t *testing.T) {
 			}
 			return nil
 		}
-		cfg := web.Config{Provider: model, JobLease: 300 * time.Millisecond}
+		cfg := web.Config{Provider: model, JobLease: time.Second}
 		a := newInstance(t, open, "a", cfg)
 		s := newPlanSetup(t, a)
 		pid := s.freeze(t, a)
