@@ -53,6 +53,8 @@ type jobStore interface {
 	PurgeEndedJobs(ctx context.Context) (int, error)
 	FailInterruptedExtraction(ctx context.Context, handoffID string) (bool, error)
 	FailInterruptedPlan(ctx context.Context, id string) (bool, error)
+	FindHandoffByThread(ctx context.Context, threadID string) (*store.Handoff, error)
+	FindPlans(ctx context.Context, f store.PlanFilter) ([]*store.Plan, error)
 	Notify(ctx context.Context, channel, payload string) error
 	Listen(ctx context.Context, channel string) (<-chan string, error)
 }
@@ -469,14 +471,46 @@ func (sh *sharedJobs) sweep() {
 // store.RecoverInterrupted does at the start of a single instance: its
 // extraction run or its plan fails with a message saying to run it again.
 // A reply stored nothing yet: the person retries it.
+//
+// A job whose instance died between its setup and recording its ref names
+// its work by its key alone: as one job runs per key, the extraction
+// running for the key's thread, or the plan running for its snapshot, is
+// that job's.
 func (sh *sharedJobs) recover(ctx context.Context, row *store.Job) {
 	var err error
-	switch {
-	case row.Ref == "":
-	case row.Kind == "extraction":
-		_, err = sh.db.FailInterruptedExtraction(ctx, row.Ref)
-	case row.Kind == "plan":
-		_, err = sh.db.FailInterruptedPlan(ctx, row.Ref)
+	switch row.Kind {
+	case "extraction":
+		ref := row.Ref
+		if threadID, ok := strings.CutPrefix(row.Key, extractKey("")); ok && ref == "" {
+			var h *store.Handoff
+			if h, err = sh.db.FindHandoffByThread(ctx, threadID); err == nil {
+				ref = h.ID
+			}
+		}
+		if ref != "" {
+			_, err = sh.db.FailInterruptedExtraction(ctx, ref)
+		}
+	case "plan":
+		var refs []string
+		if row.Ref != "" {
+			refs = []string{row.Ref}
+		} else if snapshotID, ok := strings.CutPrefix(row.Key, planKey("")); ok {
+			var plans []*store.Plan
+			plans, err = sh.db.FindPlans(ctx, store.PlanFilter{SnapshotID: snapshotID})
+			for _, p := range plans {
+				if p.Status == store.PlanRunning {
+					refs = append(refs, p.ID)
+				}
+			}
+		}
+		for _, ref := range refs {
+			if _, ferr := sh.db.FailInterruptedPlan(ctx, ref); ferr != nil {
+				err = errors.Join(err, ferr)
+			}
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		err = nil // nothing was made before the instance died
 	}
 	if err != nil {
 		sh.log.Error("job recovery", "kind", row.Kind, "key", row.Key, "ref", row.Ref, "err", err)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/store"
+	"github.com/baton-dev/baton/store/storetest"
 )
 
 func TestJobCoalesceDeltas(t *testing.T) {
@@ -58,4 +61,36 @@ func TestJobOutcomeRoundTrip(t *testing.T) {
 			t.Errorf("cancelCause(%q) = %v, want the sentinel", cause.Error(), got)
 		}
 	}
+}
+
+// TestRecoverWithoutRef recovers jobs whose instance died after their
+// setup made a plan or an extraction run but before it recorded the ref:
+// the key names the work.
+func TestRecoverWithoutRef(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.MustOpen(t)
+	sh := &sharedJobs{db: db, log: slog.New(slog.DiscardHandler)}
+
+	sn := storetest.FrozenSnapshot(t, db, storetest.Items{Decisions: storetest.Decisions("Use SQLite.")})
+	plan, err := db.CreatePlan(ctx, sn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.recover(ctx, &store.Job{Kind: "plan", Key: planKey(sn.ID)})
+	if p, err := db.FindPlanByID(ctx, plan.ID); err != nil || p.Status != store.PlanFailed || !strings.Contains(p.Error, "Interrupted") {
+		t.Fatalf("plan after recovery: %+v, %v; want failed as interrupted", p, err)
+	}
+
+	h := storetest.NewHandoff(t, db, storetest.Items{Title: "Extract"})
+	if _, err := db.StartExtractionRun(ctx, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	sh.recover(ctx, &store.Job{Kind: "extraction", Key: extractKey(h.ThreadID)})
+	if run, err := db.FindLatestExtractionRun(ctx, h.ID); err != nil || run.Status != store.RunFailed || !strings.Contains(run.Error, "Interrupted") {
+		t.Fatalf("run after recovery: %+v, %v; want failed as interrupted", run, err)
+	}
+
+	// Nothing made yet: nothing to do, and no error.
+	sh.recover(ctx, &store.Job{Kind: "extraction", Key: extractKey("no-such-thread")})
+	sh.recover(ctx, &store.Job{Kind: "reply", Key: "reply:x"})
 }
