@@ -509,7 +509,9 @@ func (db *DB) listenLoop(ctx context.Context, done, ready chan struct{}) {
 	delay := listenRetryMin
 	var once sync.Once
 	for first := true; ; first = false {
-		connected, err := db.listenOnce(ctx, func() {
+		// A failure needs no report: the next attempt says whether the
+		// database is back, and listeners poll meanwhile.
+		connected := db.listenOnce(ctx, func() {
 			if !first {
 				db.hub.deliver("", "")
 			}
@@ -521,7 +523,6 @@ func (db *DB) listenLoop(ctx context.Context, done, ready chan struct{}) {
 		if connected {
 			delay = listenRetryMin
 		}
-		_ = err // the next attempt says whether the database is back
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
@@ -532,16 +533,17 @@ func (db *DB) listenLoop(ctx context.Context, done, ready chan struct{}) {
 }
 
 // listenOnce takes a connection from the pool, LISTENs on it and delivers
-// what arrives until ctx ends or the connection fails. The connection is
-// closed afterwards rather than returned to the pool, still listening.
-func (db *DB) listenOnce(ctx context.Context, connected func()) (bool, error) {
+// what arrives until ctx ends or the connection fails, and reports whether
+// it listened. The connection is closed afterwards rather than returned to
+// the pool, still listening.
+func (db *DB) listenOnce(ctx context.Context, connected func()) bool {
 	conn, err := db.write.db.Conn(ctx)
 	if err != nil {
-		return false, err
+		return false
 	}
 	defer conn.Close()
 	ok := false
-	err = conn.Raw(func(dc any) error {
+	conn.Raw(func(dc any) error {
 		sc, isPgx := dc.(*stdlib.Conn)
 		if !isPgx {
 			return errors.New("the PostgreSQL connection is not pgx's")
@@ -563,5 +565,5 @@ func (db *DB) listenOnce(ctx context.Context, connected func()) (bool, error) {
 			}
 		}
 	})
-	return ok, err
+	return ok
 }
