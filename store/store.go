@@ -41,6 +41,8 @@ type DB struct {
 	// stmts caches prepared statements of the hottest reads: the driver
 	// does not, and preparing costs as much as running them.
 	stmts sync.Map // query -> *sql.Stmt
+	// hub delivers Notify's payloads to Listen's channels (job.go).
+	hub hub
 }
 
 // Options tune the connection to PostgreSQL; SQLite ignores them. A zero

@@ -54,17 +54,37 @@ type job struct {
 	watchers int
 	orphan   *time.Timer   // cancels the job once nobody watches; nil if it runs regardless
 	grace    time.Duration // how long the job runs after its last follower leaves
+
+	// On a database several instances share (job_shared.go), id is the
+	// job's row. A job this instance runs has shared set and writes its
+	// events there (pending holds those not written yet); a job that runs
+	// on another instance has remote set, and this instance only follows it.
+	id      string
+	shared  *sharedJobs
+	pending []jobEvent
+	flushAt *time.Timer // writes pending; nil when nothing waits
+	flushMu sync.Mutex  // one write at a time, in order
+	written int64       // how many rows of events are written
+	remote  *remoteJob
 }
 
 // jobEvent is one server-sent event of a job: its name and its data.
 type jobEvent struct{ name, data string }
 
-// emit records an event and wakes the job's followers.
+// emit records an event and wakes the job's followers. On a shared
+// database the event is written there too, with the others of a short
+// while (sharedJobs.flushEvery), for followers on other instances.
 func (j *job) emit(name, data string) {
 	j.mu.Lock()
 	j.events = append(j.events, jobEvent{name, data})
 	close(j.changed)
 	j.changed = make(chan struct{})
+	if j.shared != nil {
+		j.pending = append(j.pending, jobEvent{name, data})
+		if j.flushAt == nil {
+			j.flushAt = time.AfterFunc(j.shared.flushEvery, j.flush)
+		}
+	}
 	j.mu.Unlock()
 }
 
@@ -78,11 +98,17 @@ func (j *job) since(n int) ([]jobEvent, <-chan struct{}) {
 // watch counts a follower until the returned func is called. A job that
 // ends when nobody follows it is cancelled with errLeft once its last
 // follower has been gone for the grace period.
+//
+// Watching a job that runs on another instance follows it from the
+// database while anyone here watches, and tells its instance so.
 func (j *job) watch() (unwatch func()) {
 	j.mu.Lock()
 	j.watchers++
 	if j.orphan != nil {
 		j.orphan.Stop()
+	}
+	if j.remote != nil && j.watchers == 1 && !j.ended() {
+		j.remote.follow(j)
 	}
 	j.mu.Unlock()
 	var once sync.Once
@@ -92,6 +118,9 @@ func (j *job) watch() (unwatch func()) {
 			j.watchers--
 			if j.watchers == 0 && j.orphan != nil && !j.ended() {
 				j.orphan.Reset(j.grace)
+			}
+			if j.remote != nil && j.watchers == 0 {
+				j.remote.unfollow()
 			}
 			j.mu.Unlock()
 		})
@@ -109,7 +138,14 @@ func (j *job) ended() bool {
 }
 
 // stop cancels the job with cause; it still ends, and saves, by itself.
-func (j *job) stop(cause error) { j.cancel(cause) }
+// A job on another instance is asked to stop through the database.
+func (j *job) stop(cause error) {
+	if j.remote != nil {
+		j.remote.stop(j, cause)
+		return
+	}
+	j.cancel(cause)
+}
 
 // wait waits, as a follower, for the job to end and returns how it ended,
 // or ctx's error if ctx ends first.
@@ -172,6 +208,10 @@ type jobRunner struct {
 	jobs   map[string]*job
 	closed bool
 	wg     sync.WaitGroup
+
+	// shared is set when several instances share the database: jobs are
+	// claimed, leased and followed through it (job_shared.go).
+	shared *sharedJobs
 }
 
 func newJobRunner(log *slog.Logger, grace, connectGrace time.Duration) *jobRunner {
@@ -182,6 +222,10 @@ func newJobRunner(log *slog.Logger, grace, connectGrace time.Duration) *jobRunne
 // under its key already: then it returns that one and started is false.
 // ctx is the starting request's: setup runs with it, and run with its
 // values but not its cancellation.
+//
+// On a shared database the key is claimed there first: if another
+// instance runs a job under it, start returns that one (followed from the
+// database), and started is false.
 func (r *jobRunner) start(ctx context.Context, spec jobSpec) (j *job, started bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -192,9 +236,21 @@ func (r *jobRunner) start(ctx context.Context, spec jobSpec) (j *job, started bo
 		return j, false, nil
 	}
 	j = &job{key: spec.key, kind: spec.kind, done: make(chan struct{}), changed: make(chan struct{})}
+	if r.shared != nil {
+		holder, err := r.shared.claim(ctx, j, spec.setup != nil)
+		if err != nil || holder != nil {
+			return holder, false, err
+		}
+	}
 	if spec.setup != nil {
 		if j.ref, err = spec.setup(ctx); err != nil {
+			if r.shared != nil {
+				r.shared.abandon(j, err)
+			}
 			return nil, false, err
+		}
+		if r.shared != nil {
+			r.shared.setRef(ctx, j)
 		}
 	}
 	jobCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -202,7 +258,7 @@ func (r *jobRunner) start(ctx context.Context, spec jobSpec) (j *job, started bo
 	if spec.orphan != keepOrphan {
 		// The first follower gets longer to arrive: the page that started
 		// the job has to load and connect first.
-		j.orphan = time.AfterFunc(r.connectGrace, func() { cancel(errLeft) })
+		j.orphan = time.AfterFunc(r.connectGrace, func() { r.orphaned(j) })
 		if spec.orphan == graceOrphan {
 			j.grace = r.grace
 		}
@@ -221,6 +277,9 @@ func (r *jobRunner) run(ctx context.Context, j *job, run func(context.Context, *
 			r.log.Error("job panicked", "kind", j.kind, "key", j.key, "panic", p, "stack", string(debug.Stack()))
 			j.err = fmt.Errorf("the %s failed unexpectedly: %v", j.kind, p)
 		}
+		if j.shared != nil {
+			r.shared.end(j)
+		}
 		r.mu.Lock()
 		delete(r.jobs, j.key)
 		r.mu.Unlock()
@@ -235,11 +294,36 @@ func (r *jobRunner) run(ctx context.Context, j *job, run func(context.Context, *
 	j.err = run(ctx, j)
 }
 
-// find returns the job running under key, or nil.
+// find returns the job running under key, or nil. On a shared database
+// that may be a job another instance runs.
 func (r *jobRunner) find(key string) *job {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.jobs[key]
+	j := r.jobs[key]
+	r.mu.Unlock()
+	if j == nil && r.shared != nil {
+		return r.shared.find(key)
+	}
+	return j
+}
+
+// orphaned cancels j with errLeft: nobody has followed it for its grace
+// period. On a shared database a page on another instance may follow it:
+// then it runs on for as long as that page is known to watch.
+func (r *jobRunner) orphaned(j *job) {
+	if r.shared == nil {
+		j.cancel(errLeft)
+		return
+	}
+	left := r.shared.watchedFor(j)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.watchers > 0 || j.ended(): // a page came back while the database answered
+	case left > 0:
+		j.orphan.Reset(left)
+	default:
+		j.cancel(errLeft)
+	}
 }
 
 // shutdown refuses new jobs, cancels the running ones with errShutdown and
@@ -251,7 +335,11 @@ func (r *jobRunner) shutdown(ctx context.Context) error {
 		j.cancel(errShutdown)
 	}
 	r.mu.Unlock()
-	return wait(ctx, &r.wg)
+	err := wait(ctx, &r.wg)
+	if r.shared != nil {
+		r.shared.close()
+	}
+	return err
 }
 
 // wait waits for wg, or until ctx ends.

@@ -65,6 +65,15 @@ type Config struct {
 	// page follows it, so that the page that started it can load and
 	// connect. Zero means ten seconds.
 	JobConnectGrace time.Duration
+	// InstanceID names this process among the instances that share a
+	// PostgreSQL database; empty means its host, process ID and a random
+	// part. JobLease is how long a job of a dead instance holds before
+	// another instance recovers it (zero: 30s), and JobHeartbeat how often
+	// leases are renewed and expired jobs swept (zero: 5s, or a third of
+	// the lease). On SQLite, jobs live in memory and these are unused.
+	InstanceID   string
+	JobLease     time.Duration
+	JobHeartbeat time.Duration
 	// Auth configures accounts and sign-in sessions.
 	Auth AuthConfig
 	// ShareRate limits share-link requests per client (per second, with a
@@ -155,6 +164,9 @@ func New(cfg Config) *Server {
 		live:         newLiveHub(),
 		memoryBudget: cfg.MemoryBudget,
 		started:      time.Now(),
+	}
+	if js, ok := cfg.DB.(jobStore); ok && js.Shared() {
+		s.jobs.share(js, sharedConfig{instance: cfg.InstanceID, lease: cfg.JobLease, heartbeat: cfg.JobHeartbeat})
 	}
 	s.sessions.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
 

@@ -156,8 +156,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
-	if err := db.RecoverInterrupted(ctx); err != nil {
-		return err
+	// One instance on SQLite: what a previous process left running was
+	// interrupted. Instances sharing PostgreSQL must not end each other's
+	// live runs: each sweeps for jobs whose lease expired instead (web).
+	if !db.Shared() {
+		if err := db.RecoverInterrupted(ctx); err != nil {
+			return err
+		}
 	}
 	// Handoff summaries whose first reply was saved just before a stop.
 	if _, err := db.CleanupThreadHandoffs(ctx); err != nil {
