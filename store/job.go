@@ -95,11 +95,6 @@ type JobOutcome struct {
 	Cancelled bool
 }
 
-// Shared reports whether other Baton processes may use the database at
-// the same time, so that work in progress must be shared through it:
-// true on PostgreSQL. A SQLite file has a single serving process.
-func (db *DB) Shared() bool { return db.eng == enginePostgres }
-
 const jobColumns = `id, key, kind, ref, instance, state, lease_until, cancel, error, error_code, cancelled`
 
 func scanJob(s scanner) (*Job, error) {

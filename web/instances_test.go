@@ -20,9 +20,9 @@ import (
 // database: what one writes, the others serve; a session, a sign-out, a
 // share link's views and a client's rate limit count on all of them.
 
-// newInstance starts a Baton server on the database at dbURL, as another
+// startInstance starts a Baton server on the database at dbURL, as another
 // instance would, with the session key every instance shares.
-func newInstance(t *testing.T, dbURL string, cfg web.Config) *testApp {
+func startInstance(t *testing.T, dbURL string, cfg web.Config) *testApp {
 	t.Helper()
 	db, err := store.Open(context.Background(), dbURL)
 	if err != nil {
@@ -65,8 +65,8 @@ func onInstance(t *testing.T, browser *testApp, to *testApp, method, path string
 
 func TestInstancesShareSessionsAndData(t *testing.T) {
 	dbURL := storetest.StartPostgres(t)
-	a := newInstance(t, dbURL, web.Config{ModelRate: 100})
-	b := newInstance(t, dbURL, web.Config{ModelRate: 100})
+	a := startInstance(t, dbURL, web.Config{ModelRate: 100})
+	b := startInstance(t, dbURL, web.Config{ModelRate: 100})
 	a.signIn()
 
 	// Created on A, listed on B with A's session cookie.
@@ -100,8 +100,8 @@ func TestInstancesShareSessionsAndData(t *testing.T) {
 func TestInstancesShareLinkViewsAndRateLimit(t *testing.T) {
 	dbURL := storetest.StartPostgres(t)
 	// Burst 5, one token a second; the test's clock barely moves.
-	a := newInstance(t, dbURL, web.Config{ShareRate: 1})
-	b := newInstance(t, dbURL, web.Config{ShareRate: 1})
+	a := startInstance(t, dbURL, web.Config{ShareRate: 1})
+	b := startInstance(t, dbURL, web.Config{ShareRate: 1})
 	a.signIn()
 	ctx := context.Background()
 	th := a.createThread("Shared review")

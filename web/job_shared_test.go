@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,9 +41,6 @@ func onSharedDatabases(t *testing.T, test func(t *testing.T, open sharedDB)) {
 		test(t, func(*testing.T) (web.Store, *store.DB) { return sharedSQLite{db}, db })
 	})
 	t.Run("postgres", func(t *testing.T) {
-		if schema, err := os.ReadFile("../store/migrations/postgres/00001_schema.sql"); err == nil && strings.Contains(string(schema), "(placeholder)") {
-			t.Skip("the PostgreSQL schema (store/migrations/postgres/00001_schema.sql) is still a placeholder")
-		}
 		dsn := storetest.StartPostgres(t)
 		test(t, func(t *testing.T) (web.Store, *store.DB) {
 			db, err := store.Open(context.Background(), dsn)
