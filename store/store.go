@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -307,17 +308,26 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 		return db.tryTx(ctx, nil, fn)
 	}
 	var err error
-	for range maxTxAttempts {
+	for attempt := range maxTxAttempts {
 		if err = db.tryTx(ctx, serializable, fn); !retryable(err) {
 			return err
+		}
+		// Wait a random while, longer after each loss, so that the
+		// transactions that collided do not collide again at once.
+		wait := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
 		}
 	}
 	return err
 }
 
 // maxTxAttempts is how many times inTx runs a transaction that keeps
-// losing races on PostgreSQL.
-const maxTxAttempts = 8
+// losing races on PostgreSQL; the random waits between attempts add up
+// to 0.4 s at most.
+const maxTxAttempts = 12
 
 func (db *DB) tryTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *txn) error) error {
 	tx, err := db.write.BeginTx(ctx, opts)

@@ -121,7 +121,10 @@ func Start() (_ *Server, err error) {
 	if s.port, err = freePort(); err != nil {
 		return nil, err
 	}
-	if err := s.run("initdb", "-D", s.data(), "-U", "baton", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+	// The databases' own collation is a linguistic one (ICU's en-US), as
+	// on many servers: the schema must not depend on byte order by default.
+	if err := s.run("initdb", "-D", s.data(), "-U", "baton", "--auth=trust", "-E", "UTF8", "--locale=C",
+		"--locale-provider=icu", "--icu-locale=en-US", "--no-sync"); err != nil {
 		return nil, err
 	}
 	s.URL = s.DatabaseURL("postgres")
