@@ -11,6 +11,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -302,38 +303,81 @@ func (db *DB) SetClock(now func() time.Time) { db.now = now }
 // inTx runs fn in a write transaction, committing if it returns nil.
 // On PostgreSQL it runs serializable, as if alone, like SQLite's single
 // writer, and runs again when it lost a race with another transaction:
-// fn must only read and write through tx, so that it can run twice.
+// fn must only read and write through tx, so that it can run twice. A
+// transaction that keeps losing finally runs alone (see runAlone), so
+// that every write ends, however busy the database.
 func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 	if db.eng != enginePostgres {
 		return db.tryTx(ctx, nil, fn)
 	}
-	var err error
+	shared := func(tx *txn) error {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(`+writersLock+`)`); err != nil {
+			return err
+		}
+		return fn(tx)
+	}
 	for attempt := range maxTxAttempts {
-		if err = db.tryTx(ctx, serializable, fn); !retryable(err) {
+		if err := db.tryTx(ctx, serializable, shared); !retryable(err) {
 			return err
 		}
 		// Wait a random while, longer after each loss, so that the
 		// transactions that collided do not collide again at once.
-		wait := time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
 		select {
 		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
+			return ctx.Err()
+		case <-time.After(time.Duration(rand.Int64N(int64(time.Millisecond) << attempt))):
 		}
 	}
-	return err
+	return db.runAlone(ctx, fn)
 }
 
-// maxTxAttempts is how many times inTx runs a transaction that keeps
-// losing races on PostgreSQL; the random waits between attempts add up
-// to 0.4 s at most.
-const maxTxAttempts = 12
+// maxTxAttempts is how many times inTx runs a transaction side by side
+// with others on PostgreSQL before it runs it alone; the random waits
+// between attempts add up to 31 ms at most.
+const maxTxAttempts = 5
+
+// writersLock is the key of the PostgreSQL advisory lock of the store's
+// write transactions: each holds it shared, and one that ran out of
+// attempts holds it alone.
+const writersLock = `4264096729853493103`
+
+// runAlone runs fn in a serializable transaction once every other write
+// transaction of every instance has ended, holding the writers' lock
+// alone while it runs: no other write can make it fail. The lock is taken
+// before the transaction begins, so that its snapshot sees what the
+// others wrote.
+func (db *DB) runAlone(ctx context.Context, fn func(tx *txn) error) (err error) {
+	conn, err := db.write.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+writersLock+`)`); err != nil {
+		return err
+	}
+	defer func() {
+		if _, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+writersLock+`)`); uerr != nil {
+			// A session that may still hold the lock must not go back to the pool.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, serializable)
+	if err != nil {
+		return err
+	}
+	return runTx(&txn{tx: tx, eng: db.eng}, fn)
+}
 
 func (db *DB) tryTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *txn) error) error {
 	tx, err := db.write.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
+	return runTx(tx, fn)
+}
+
+// runTx runs fn in tx and commits, or rolls back if fn fails.
+func runTx(tx *txn, fn func(tx *txn) error) error {
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return constraintError(err)
