@@ -62,18 +62,19 @@ func TestTSMatch(t *testing.T) {
 	}
 }
 
-func TestSnippetOf(t *testing.T) {
-	text := "Keep backups of the cache nightly"
+func TestSnippetFromHeadline(t *testing.T) {
+	text := "Keep backups of the cache (nightly) in src/cache/backup.go."
 	tests := []struct{ headline, want string }{
-		{text, text},
+		{"Keep backups of the cache nightly in src cache backup go", text},
 		{"Keep \x02backups\x03 of", "Keep \x02backups\x03 of…"},
-		{"the \x02cache\x03 nightly", "…the \x02cache\x03 nightly"},
-		{"of the \x02cache\x03", "…of the \x02cache\x03…"},
+		{"the \x02cache\x03 nightly", "…the \x02cache\x03 (nightly…"},
+		{"in src \x02cache\x03 \x02backup\x03 go", "…in src/\x02cache\x03/\x02backup\x03.go."},
 		{"", ""},
+		{"not in the text", ""},
 	}
 	for _, tt := range tests {
-		if got := snippetOf(tt.headline, text); got != tt.want {
-			t.Errorf("snippetOf(%q)=%q, want %q", tt.headline, got, tt.want)
+		if got := snippetFromHeadline(tt.headline, text); got != tt.want {
+			t.Errorf("snippetFromHeadline(%q)=%q, want %q", tt.headline, got, tt.want)
 		}
 	}
 }

@@ -195,7 +195,7 @@ func (db *DB) readRows(ctx context.Context, q string, args ...any) (*sql.Rows, e
 	if err != nil {
 		return nil, err
 	}
-	return st.QueryContext(ctx, args...)
+	return st.QueryContext(ctx, db.read.eng.args(args)...)
 }
 
 // scanAll returns a function that reads every row a query returned with
@@ -260,7 +260,7 @@ func (db *DB) readRow(ctx context.Context, q string, args ...any) rowResult {
 	if err != nil {
 		return rowResult{err: err}
 	}
-	return rowResult{row: st.QueryRowContext(ctx, args...)}
+	return rowResult{row: st.QueryRowContext(ctx, db.read.eng.args(args)...)}
 }
 
 // RecoverInterrupted ends the extractions and plans that a previous
