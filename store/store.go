@@ -1,11 +1,13 @@
 // Package store holds Baton's domain types, their rules (Validate) and their
-// persistence in SQLite.
+// persistence in SQLite or PostgreSQL.
 //
-// Writes go through a single-connection pool so that SQLite never sees two
-// writers at once; reads use a separate pool. Every method that changes more
-// than one row does so in one transaction. Errors a person can act on are
-// *Error values with a code (see errors.go); what is specific to SQLite
-// lives in sqlite.go.
+// On SQLite, writes go through a single-connection pool so that SQLite
+// never sees two writers at once; reads use a separate pool. On PostgreSQL,
+// write transactions are serializable and run again when they lose a race.
+// Every method that changes more than one row does so in one transaction.
+// Errors a person can act on are *Error values with a code (see errors.go);
+// what is specific to an engine lives in engine.go, sqlite.go, postgres.go
+// and the full-text search in memory_sqlite.go and memory_postgres.go.
 package store
 
 import (
