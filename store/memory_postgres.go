@@ -99,17 +99,18 @@ func searchDecisionRecordsPostgres(ctx context.Context, q querier, workspaceID, 
 	if err != nil {
 		return nil, err
 	}
-	// Past the cap, newest first: the same order whatever the rank.
-	rank := `ts_rank_cd(d.fts, m.q, 1)`
+	// Past the cap, newest first, in an order PostgreSQL can read from the
+	// primary key backwards, stopping at the limit.
+	rank, order := `ts_rank_cd(d.fts, m.q, 1)`, `rank DESC, d.rid DESC`
 	if common {
-		rank = `0`
+		rank, order = `0`, `d.rid DESC`
 	}
 	// Rank and limit first, then make snippets for the winners only.
 	query := `SELECT ` + decisionRecordColumns + `, ts_headline('baton', ` + tsWords(`d.content`) + `, w.q, ?)
 		FROM (SELECT d.rid, m.q, ` + rank + ` AS rank
 		      FROM decision_records d, ` + tsQuery + ` AS m(q)
 		      WHERE d.fts @@ m.q AND ` + where + `
-		      ORDER BY rank DESC, d.rid DESC LIMIT ?) AS w
+		      ORDER BY ` + order + ` LIMIT ?) AS w
 		JOIN decision_records d ON d.rid = w.rid
 		ORDER BY w.rank DESC, w.rid DESC`
 	qargs := append(append([]any{headlineOptions, match}, args...), limit)
@@ -149,9 +150,9 @@ func searchLearningsPostgres(ctx context.Context, q querier, workspaceID, match 
 	if err != nil {
 		return nil, err
 	}
-	rank := `ts_rank_cd(l.fts, m.q, 1)`
+	rank, order := `ts_rank_cd(l.fts, m.q, 1)`, `rank DESC, l.rid DESC`
 	if common {
-		rank = `0`
+		rank, order = `0`, `l.rid DESC`
 	}
 	headlines := `'', '', ''`
 	var hargs []any
@@ -164,7 +165,7 @@ func searchLearningsPostgres(ctx context.Context, q querier, workspaceID, match 
 		FROM (SELECT l.rid, m.q, ` + rank + ` AS rank
 		      FROM learnings l, ` + tsQuery + ` AS m(q)
 		      WHERE l.fts @@ m.q AND ` + where + `
-		      ORDER BY rank DESC, l.rid DESC LIMIT ?) AS w
+		      ORDER BY ` + order + ` LIMIT ?) AS w
 		JOIN learnings l ON l.rid = w.rid
 		ORDER BY w.rank DESC, w.rid DESC`
 	qargs := append(append(append(hargs, match), args...), limit)
