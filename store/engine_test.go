@@ -3,6 +3,8 @@ package store
 import (
 	"slices"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestRebind(t *testing.T) {
@@ -76,5 +78,48 @@ func TestSnippetFromHeadline(t *testing.T) {
 		if got := snippetFromHeadline(tt.headline, text); got != tt.want {
 			t.Errorf("snippetFromHeadline(%q)=%q, want %q", tt.headline, got, tt.want)
 		}
+	}
+}
+
+// TestInTxRunsAloneAfterLosing checks, on PostgreSQL, that a write
+// transaction that keeps losing races runs again, and finally alone: no
+// other write transaction can start while it runs.
+func TestInTxRunsAloneAfterLosing(t *testing.T) {
+	if !onPostgres() {
+		t.Skip("SQLite has one writer: its transactions never lose a race")
+	}
+	ctx := t.Context()
+	db := mustOpen(t)
+	runs := 0
+	err := db.inTx(ctx, func(tx *txn) error {
+		runs++
+		if runs <= maxTxAttempts {
+			return &pgconn.PgError{Code: "40001", Message: "could not serialize access"}
+		}
+		// Alone: another session cannot take the writers' lock, even shared.
+		var free bool
+		if err := db.write.db.QueryRowContext(ctx, `SELECT pg_try_advisory_lock_shared(`+writersLock+`)`).Scan(&free); err != nil {
+			return err
+		}
+		if free {
+			t.Error("another session took the writers' lock while the transaction ran alone")
+			db.write.db.ExecContext(ctx, `SELECT pg_advisory_unlock_shared(`+writersLock+`)`)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES ('alone', 'yes')`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != maxTxAttempts+1 {
+		t.Errorf("ran %d times, want %d", runs, maxTxAttempts+1)
+	}
+	if v, err := db.Setting(ctx, "alone"); err != nil || v != "yes" {
+		t.Errorf("setting = %q, %v; want the last run's write", v, err)
+	}
+	// The lock is free again.
+	var free bool
+	if err := db.write.db.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(`+writersLock+`)`).Scan(&free); err != nil || !free {
+		t.Errorf("writers' lock free after the transaction = %v, %v; want true", free, err)
 	}
 }

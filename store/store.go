@@ -348,7 +348,7 @@ const writersLock = `4264096729853493103`
 // alone while it runs: no other write can make it fail. The lock is taken
 // before the transaction begins, so that its snapshot sees what the
 // others wrote.
-func (db *DB) runAlone(ctx context.Context, fn func(tx *txn) error) (err error) {
+func (db *DB) runAlone(ctx context.Context, fn func(tx *txn) error) error {
 	conn, err := db.write.db.Conn(ctx)
 	if err != nil {
 		return err
