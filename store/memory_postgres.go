@@ -86,7 +86,9 @@ func searchDecisionRecordsPostgres(ctx context.Context, q querier, workspaceID, 
 		where += ` AND d.scope = ?`
 		args = append(args, scope)
 	case scope != "":
-		where += ` AND (d.scope = ? OR d.scope LIKE ? ESCAPE '\')`
+		// ILIKE on a column in the collation "C" ignores the case of ASCII
+		// letters only, as SQLite's LIKE does.
+		where += ` AND (d.scope = ? OR d.scope ILIKE ? ESCAPE '\')`
 		args = append(args, scope, likeEscape(scope)+"/%")
 	}
 	if match == tsNothing {
