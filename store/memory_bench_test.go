@@ -192,6 +192,13 @@ func seedDecisionRecords(tb testing.TB, db *DB, n int, gen func(i int) (content,
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if db.eng == enginePostgres {
+		// Statistics, as autovacuum would gather them in a while: the
+		// planner needs them to pick plans for the new rows.
+		if _, err := db.write.ExecContext(ctx, `ANALYZE decision_records`); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	return ids
 }
 
