@@ -41,8 +41,9 @@ vet:
 staticcheck:
 	$(GO) tool staticcheck ./...
 
-unit: ## all tests with the race detector, the browser tests included
+unit: ## all tests with the race detector, the browser tests included; the store's again on PostgreSQL
 	$(GO) test -race -count=1 -timeout 15m ./...
+	BATON_TEST_DB=postgres $(GO) test -race -count=1 -timeout 15m ./store/... ./agent/
 
 bench: ## benchmarks (render, extraction, server throughput, start-up, memory)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...

@@ -366,12 +366,13 @@ func findAllSnapshotSources(ctx context.Context, tx *txn, workspaceID string, li
 // first, and the text of the first limit of them. The (…, rid, id) indexes
 // of migration 0013 hold those IDs in that order, so SQLite joins them into
 // one string from the index alone: no row visits, no sort. The ORDER BY of
-// a subquery is kept by the aggregate over it (SQLite does not flatten it).
+// a subquery is kept by the aggregate over it (SQLite does not flatten it;
+// PostgreSQL's aggregate sorts by itself, see engine.stringAgg).
 // IDs are UUIDs: no commas.
 func findAllSourceItems(ctx context.Context, tx *txn, table, text, where string, args []any, limit int) ([]SourceItem, error) {
 	var joined sql.NullString
 	if err := tx.QueryRowContext(ctx,
-		`SELECT group_concat(id, ',') FROM (SELECT id FROM `+table+` WHERE `+where+` ORDER BY rid DESC)`,
+		`SELECT `+tx.eng.stringAgg(`id`, `,`, `rid DESC`)+` FROM (SELECT rid, id FROM `+table+` WHERE `+where+` ORDER BY rid DESC) AS s`,
 		args...).Scan(&joined); err != nil {
 		return nil, err
 	}
@@ -452,14 +453,14 @@ func findSourceItems(ctx context.Context, tx *txn, table, text, q string, args [
 		id  string
 	}
 	var joined sql.NullString
-	if err := tx.QueryRowContext(ctx, `SELECT group_concat(rid || ' ' || id, ',') FROM (`+q+`)`, args...).Scan(&joined); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT `+tx.eng.stringAgg(`rid || ' ' || id`, `,`, ``)+` FROM (`+q+`) AS s`, args...).Scan(&joined); err != nil {
 		return nil, err
 	}
 	var found []row
 	for part := range strings.SplitSeq(joined.String, ",") {
 		ridText, id, ok := strings.Cut(part, " ")
 		if !ok {
-			continue // no rows: group_concat gave NULL
+			continue // no rows: the aggregate gave NULL
 		}
 		rid, err := strconv.ParseInt(ridText, 10, 64)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -217,8 +218,24 @@ func scopeClause(col, query string) (string, []any) {
 }
 
 // prefixEnd returns the smallest string greater than every string that
-// starts with p (SQLite compares text bytewise).
+// starts with p (both engines compare text bytewise: PostgreSQL's columns
+// are in the collation "C"). For valid UTF-8 it is valid UTF-8 too, which
+// PostgreSQL requires of every text: the last character that can grow
+// becomes the next one, which in UTF-8 is also the next in byte order.
 func prefixEnd(p string) string {
+	if utf8.ValidString(p) {
+		rs := []rune(p)
+		for i := len(rs) - 1; i >= 0; i-- {
+			r := rs[i] + 1
+			if r >= 0xD800 && r <= 0xDFFF { // surrogates are no characters
+				r = 0xE000
+			}
+			if r <= unicode.MaxRune {
+				rs[i] = r
+				return string(rs[:i+1])
+			}
+		}
+	}
 	b := []byte(p)
 	for i := len(b) - 1; i >= 0; i-- {
 		if b[i] < 0xff {
@@ -307,7 +324,7 @@ func (db *DB) FindBlackboardEntries(ctx context.Context, f BlackboardFilter) ([]
 		where, args = append(where, c), append(args, a...)
 	}
 	for _, t := range f.Tags {
-		where = append(where, `EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)`)
+		where = append(where, db.eng.jsonArrayHas(`e.tags`))
 		args = append(args, strings.TrimSpace(t))
 	}
 	if !f.Since.IsZero() {

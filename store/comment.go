@@ -604,7 +604,7 @@ func (db *DB) FindItemAnchors(ctx context.Context, handoffID string) ([]Anchor, 
 		`SELECT kind, id FROM (
 		     SELECT 1 AS k, 'decision' AS kind, id, created_at FROM decisions WHERE handoff_id = ?1
 		     UNION ALL SELECT 2, 'file', id, created_at FROM file_refs WHERE handoff_id = ?1
-		     UNION ALL SELECT 3, 'risk', id, created_at FROM risks WHERE handoff_id = ?1)
+		     UNION ALL SELECT 3, 'risk', id, created_at FROM risks WHERE handoff_id = ?1) AS items
 		 ORDER BY k, created_at, id`, handoffID)
 	if err != nil {
 		return nil, fmt.Errorf("find items of handoff %s: %w", handoffID, err)

@@ -58,7 +58,8 @@ func (p *pool) ExecContext(ctx context.Context, q string, args ...any) (sql.Resu
 }
 
 // PrepareContext prepares q. Arguments to the statement are passed as
-// they are: prepare only queries whose arguments are not booleans.
+// they are: pass them through eng.args, or prepare only queries whose
+// arguments are not booleans (DB.readRows and preparedTx do the former).
 func (p *pool) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
 	return p.db.PrepareContext(ctx, p.eng.sql(q))
 }
@@ -97,6 +98,31 @@ func (t *txn) StmtContext(ctx context.Context, st *sql.Stmt) *sql.Stmt {
 
 func (t *txn) Commit() error   { return t.tx.Commit() }
 func (t *txn) Rollback() error { return t.tx.Rollback() }
+
+// stringAgg is the SQL of an aggregate that joins expr over the rows of a
+// group with sep between them (NULL for no row), in the order of the SQL
+// order when it is not "". SQLite's group_concat keeps the order of the
+// subquery it reads, which must then be sorted by order already; the
+// order is a hint that lets PostgreSQL sort by itself. sep is a constant
+// of the program: it is written into the SQL.
+func (e engine) stringAgg(expr, sep, order string) string {
+	if e == enginePostgres {
+		if order != "" {
+			return `string_agg(` + expr + `, '` + sep + `' ORDER BY ` + order + `)`
+		}
+		return `string_agg(` + expr + `, '` + sep + `')`
+	}
+	return `group_concat(` + expr + `, '` + sep + `')`
+}
+
+// jsonArrayHas is the SQL of a condition that holds when the JSON array
+// of strings in column col holds the string of one parameter (?).
+func (e engine) jsonArrayHas(col string) string {
+	if e == enginePostgres {
+		return `EXISTS (SELECT 1 FROM jsonb_array_elements_text(` + col + `::jsonb) AS t(value) WHERE t.value = ?)`
+	}
+	return `EXISTS (SELECT 1 FROM json_each(` + col + `) WHERE json_each.value = ?)`
+}
 
 // sql returns q as the engine reads it.
 func (e engine) sql(q string) string {

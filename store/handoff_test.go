@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -791,7 +790,7 @@ func TestCompleteExtractionRunInvalid(t *testing.T) {
 
 func TestExtractionRunSingleFlight(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "baton.db")
+	path := storetest.FreshDSN(t)
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

@@ -195,6 +195,13 @@ func seedDecisionRecords(tb testing.TB, db *DB, n int, gen func(i int) (content,
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if db.eng == enginePostgres {
+		// Statistics, as autovacuum would gather them in a while: the
+		// planner needs them to pick plans for the new rows.
+		if _, err := db.write.ExecContext(ctx, `ANALYZE decision_records`); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	return ids
 }
 
@@ -326,4 +333,39 @@ func benchSearchDecisionRecords100k(b *testing.B, db *DB) {
 	b.ReportMetric(ms(all, 0.99), "p99-ms")
 	b.ReportMetric(ms(common, 0.50), "common-p50-ms")
 	b.ReportMetric(ms(common, 0.99), "common-p99-ms")
+}
+
+// TestScopeFilterCase pins down how a scope filter treats case, the same on
+// both engines: the scope itself as written, the scopes under it whatever
+// the case of its ASCII letters (SQLite's LIKE).
+func TestScopeFilterCase(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	scopes := []string{"src", "src/auth", "SRC/api", "src/é", "src/É/x"}
+	ids := seedDecisionRecords(t, db, len(scopes), func(i int) (string, string) { return "Keep it", scopes[i] })
+	tests := []struct {
+		scope string
+		want  []string
+	}{
+		{"src", []string{ids[4], ids[3], ids[2], ids[1], ids[0]}},
+		{"SRC", []string{ids[4], ids[3], ids[2], ids[1]}},
+		{"src/é", []string{ids[3]}},
+	}
+	for _, tt := range tests {
+		for _, terms := range [][]string{nil, {"keep"}} {
+			got, err := db.FindDecisionRecords(ctx, DecisionRecordFilter{Scope: tt.scope, Terms: terms})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotIDs []string
+			for _, r := range got {
+				gotIDs = append(gotIDs, r.ID)
+			}
+			slices.Sort(gotIDs)
+			want := slices.Sorted(slices.Values(tt.want))
+			if !slices.Equal(gotIDs, want) {
+				t.Errorf("scope %q terms %q found %v, want %v", tt.scope, terms, gotIDs, want)
+			}
+		}
+	}
 }

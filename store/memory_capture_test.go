@@ -81,10 +81,7 @@ func TestWriteMemoryCaptureIsAtomic(t *testing.T) {
 
 	sn := frozenForCapture(t, db, "Use Postgres in src/db/db.go instead of MySQL", "Keep migrations in src/db")
 	c := captureOf(sn, first.Records[0].ID)
-	if _, err := db.write.ExecContext(ctx,
-		`CREATE TRIGGER fail_capture BEFORE INSERT ON memory_captures BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
-		t.Fatal(err)
-	}
+	repair := failInserts(t, db, "memory_captures")
 	if _, err := db.WriteMemoryCapture(ctx, c); err == nil {
 		t.Fatal("capture succeeded through a failing write")
 	}
@@ -99,9 +96,7 @@ func TestWriteMemoryCaptureIsAtomic(t *testing.T) {
 		t.Errorf("capture state %+v, want uncaptured with two new decisions", st)
 	}
 
-	if _, err := db.write.ExecContext(t.Context(), `DROP TRIGGER fail_capture`); err != nil {
-		t.Fatal(err)
-	}
+	repair()
 	res, err := db.WriteMemoryCapture(ctx, c)
 	if err != nil {
 		t.Fatal(err)

@@ -181,8 +181,10 @@ func findRecordDetails(ctx context.Context, tx *txn, r *DecisionRecord) error {
 	chain, err := findDecisionRecords(ctx, tx,
 		`WHERE d.id IN (
 		   WITH RECURSIVE
-		     back(id) AS (SELECT ? UNION SELECT p.id FROM decision_records p JOIN back ON p.superseded_by = back.id),
-		     fwd(id) AS (SELECT ? UNION SELECT n.superseded_by FROM decision_records n JOIN fwd ON n.id = fwd.id
+		     back(id) AS (SELECT id FROM decision_records WHERE id = ?
+		                  UNION SELECT p.id FROM decision_records p JOIN back ON p.superseded_by = back.id),
+		     fwd(id) AS (SELECT id FROM decision_records WHERE id = ?
+		                 UNION SELECT n.superseded_by FROM decision_records n JOIN fwd ON n.id = fwd.id
 		                 WHERE n.superseded_by IS NOT NULL)
 		   SELECT id FROM back UNION SELECT id FROM fwd)
 		 ORDER BY d.created_at, d.rid`, r.ID, r.ID)
@@ -348,7 +350,7 @@ func (db *DB) FindFileActivity(ctx context.Context, workspaceID string, limit in
 		   (SELECT l2.content FROM learnings l2 WHERE l2.workspace_id = l.workspace_id AND l2.kind = 'file'
 		      AND l2.path = l.path ORDER BY l2.rid DESC LIMIT 1)
 		 FROM learnings l WHERE l.workspace_id = ? AND l.kind = 'file'
-		 GROUP BY l.path ORDER BY COUNT(DISTINCT l.snapshot_id) DESC, MAX(l.created_at) DESC LIMIT ?`,
+		 GROUP BY l.workspace_id, l.path ORDER BY COUNT(DISTINCT l.snapshot_id) DESC, MAX(l.created_at) DESC LIMIT ?`,
 		db.workspace(workspaceID), searchLimit(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("find file activity: %w", err)

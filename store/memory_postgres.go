@@ -50,6 +50,14 @@ const tsNothing = "!"
 // tsQuery is the SQL of the tsquery of a tsMatch text passed as a parameter.
 const tsQuery = `to_tsquery('baton', ?)`
 
+// tsWords is the SQL of a text column's words, one space between them: what
+// the tsvector columns index (see the schema), and what ts_headline must
+// read to see the same words. snippetFromHeadline maps its headline back
+// onto the text itself.
+func tsWords(col string) string {
+	return `regexp_replace(` + col + ` COLLATE "und-x-icu", '[^[:alnum:]]+', ' ', 'g')`
+}
+
 // headlineOptions makes ts_headline's snippets look like FTS5's: the
 // match markers of parseSnippet and about 16 words around the best match.
 const headlineOptions = `StartSel=` + snippetOpen + `, StopSel=` + snippetClose +
@@ -78,7 +86,9 @@ func searchDecisionRecordsPostgres(ctx context.Context, q querier, workspaceID, 
 		where += ` AND d.scope = ?`
 		args = append(args, scope)
 	case scope != "":
-		where += ` AND (d.scope = ? OR d.scope LIKE ? ESCAPE '\')`
+		// ILIKE on a column in the collation "C" ignores the case of ASCII
+		// letters only, as SQLite's LIKE does.
+		where += ` AND (d.scope = ? OR d.scope ILIKE ? ESCAPE '\')`
 		args = append(args, scope, likeEscape(scope)+"/%")
 	}
 	if match == tsNothing {
@@ -91,17 +101,18 @@ func searchDecisionRecordsPostgres(ctx context.Context, q querier, workspaceID, 
 	if err != nil {
 		return nil, err
 	}
-	// Past the cap, newest first: the same order whatever the rank.
-	rank := `ts_rank_cd(d.fts, m.q, 1)`
+	// Past the cap, newest first, in an order PostgreSQL can read from the
+	// primary key backwards, stopping at the limit.
+	rank, order := `ts_rank_cd(d.fts, m.q, 1)`, `rank DESC, d.rid DESC`
 	if common {
-		rank = `0`
+		rank, order = `0`, `d.rid DESC`
 	}
 	// Rank and limit first, then make snippets for the winners only.
-	query := `SELECT ` + decisionRecordColumns + `, ts_headline('baton', d.content, w.q, ?)
+	query := `SELECT ` + decisionRecordColumns + `, ts_headline('baton', ` + tsWords(`d.content`) + `, w.q, ?)
 		FROM (SELECT d.rid, m.q, ` + rank + ` AS rank
 		      FROM decision_records d, ` + tsQuery + ` AS m(q)
 		      WHERE d.fts @@ m.q AND ` + where + `
-		      ORDER BY rank DESC, d.rid DESC LIMIT ?) AS w
+		      ORDER BY ` + order + ` LIMIT ?) AS w
 		JOIN decision_records d ON d.rid = w.rid
 		ORDER BY w.rank DESC, w.rid DESC`
 	qargs := append(append([]any{headlineOptions, match}, args...), limit)
@@ -111,7 +122,7 @@ func searchDecisionRecordsPostgres(ctx context.Context, q querier, workspaceID, 
 		if err != nil {
 			return nil, err
 		}
-		r.Snippet = parseSnippet(snippetOf(headline, r.Content))
+		r.Snippet = parseSnippet(snippetFromHeadline(headline, r.Content))
 		return r, nil
 	})(q.QueryContext(ctx, query, qargs...))
 }
@@ -141,21 +152,22 @@ func searchLearningsPostgres(ctx context.Context, q querier, workspaceID, match 
 	if err != nil {
 		return nil, err
 	}
-	rank := `ts_rank_cd(l.fts, m.q, 1)`
+	rank, order := `ts_rank_cd(l.fts, m.q, 1)`, `rank DESC, l.rid DESC`
 	if common {
-		rank = `0`
+		rank, order = `0`, `l.rid DESC`
 	}
 	headlines := `'', '', ''`
 	var hargs []any
 	if snippets {
-		headlines = `ts_headline('baton', l.content, w.q, ?), ts_headline('baton', l.detail, w.q, ?), ts_headline('baton', l.path, w.q, ?)`
+		headlines = `ts_headline('baton', ` + tsWords(`l.content`) + `, w.q, ?), ts_headline('baton', ` + tsWords(`l.detail`) +
+			`, w.q, ?), ts_headline('baton', ` + tsWords(`l.path`) + `, w.q, ?)`
 		hargs = []any{headlineOptions, headlineOptions, headlineOptions}
 	}
 	query := `SELECT ` + learningColumns + `, ` + headlines + `
 		FROM (SELECT l.rid, m.q, ` + rank + ` AS rank
 		      FROM learnings l, ` + tsQuery + ` AS m(q)
 		      WHERE l.fts @@ m.q AND ` + where + `
-		      ORDER BY rank DESC, l.rid DESC LIMIT ?) AS w
+		      ORDER BY ` + order + ` LIMIT ?) AS w
 		JOIN learnings l ON l.rid = w.rid
 		ORDER BY w.rank DESC, w.rid DESC`
 	qargs := append(append(append(hargs, match), args...), limit)
@@ -170,30 +182,95 @@ func searchLearningsPostgres(ctx context.Context, q querier, workspaceID, match 
 		}
 		switch {
 		case strings.Contains(content, snippetOpen):
-			l.Snippet = parseSnippet(snippetOf(content, l.Content))
+			l.Snippet = parseSnippet(snippetFromHeadline(content, l.Content))
 		case strings.Contains(detail, snippetOpen):
-			l.Snippet = parseSnippet(snippetOf(detail, l.Detail))
+			l.Snippet = parseSnippet(snippetFromHeadline(detail, l.Detail))
 		case strings.Contains(path, snippetOpen):
-			l.Snippet = parseSnippet(snippetOf(path, l.Path))
+			l.Snippet = parseSnippet(snippetFromHeadline(path, l.Path))
 		default:
-			l.Snippet = parseSnippet(snippetOf(content, l.Content))
+			l.Snippet = parseSnippet(snippetFromHeadline(content, l.Content))
 		}
 		return l, nil
 	})(q.QueryContext(ctx, query, qargs...))
 }
 
-// snippetOf marks a ts_headline of text with an ellipsis where it cuts
-// text short, as FTS5's snippet does.
-func snippetOf(headline, text string) string {
-	plain := strings.NewReplacer(snippetOpen, "", snippetClose, "").Replace(headline)
-	if plain == "" {
+// snippetFromHeadline maps a ts_headline of text's words (tsWords) back
+// onto text: the same run of words, with the punctuation between them and
+// the marks ts_headline set, and an ellipsis where it cuts text short, as
+// FTS5's snippet does.
+func snippetFromHeadline(headline, text string) string {
+	type word struct {
+		text   string
+		marked bool
+	}
+	var hw []word
+	for _, f := range strings.Fields(headline) {
+		marked := strings.Contains(f, snippetOpen)
+		f = strings.NewReplacer(snippetOpen, "", snippetClose, "").Replace(f)
+		if f != "" {
+			hw = append(hw, word{f, marked})
+		}
+	}
+	spans := wordSpans(text)
+	if len(hw) == 0 || len(hw) > len(spans) {
 		return ""
 	}
-	if !strings.HasPrefix(text, plain) {
-		headline = "…" + headline
+	// The first run of text's words that reads as the headline's.
+	first := -1
+	for k := 0; k+len(hw) <= len(spans) && first < 0; k++ {
+		first = k
+		for i, w := range hw {
+			if sp := spans[k+i]; text[sp[0]:sp[1]] != w.text {
+				first = -1
+				break
+			}
+		}
 	}
-	if !strings.HasSuffix(text, plain) {
-		headline += "…"
+	if first < 0 {
+		return ""
 	}
-	return headline
+	last := first + len(hw) - 1
+	var b strings.Builder
+	from := 0
+	if first > 0 {
+		b.WriteString("…")
+		from = spans[first][0]
+	}
+	for i, w := range hw {
+		sp := spans[first+i]
+		b.WriteString(text[from:sp[0]])
+		if w.marked {
+			b.WriteString(snippetOpen + text[sp[0]:sp[1]] + snippetClose)
+		} else {
+			b.WriteString(text[sp[0]:sp[1]])
+		}
+		from = sp[1]
+	}
+	if last == len(spans)-1 {
+		b.WriteString(text[from:])
+	} else {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// wordSpans returns where text's words are, a word being a run of letters
+// and digits as for the tsvector columns: [start, end) byte offsets.
+func wordSpans(text string) [][2]int {
+	var spans [][2]int
+	start := -1
+	for i, r := range text {
+		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case alnum && start < 0:
+			start = i
+		case !alnum && start >= 0:
+			spans = append(spans, [2]int{start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		spans = append(spans, [2]int{start, len(text)})
+	}
+	return spans
 }

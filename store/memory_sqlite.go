@@ -3,8 +3,9 @@ package store
 // The full-text search of the workspace memory, on SQLite's FTS5: MATCH
 // expressions, bm25 ranking and snippets. The tables decision_records_fts
 // and learnings_fts index content with the porter tokenizer (see
-// migrations/0004_memory.sql). Another engine implements these functions
-// with its own full-text search (PostgreSQL: tsvector, ts_rank, ts_headline).
+// migrations/sqlite/0004_memory.sql). memory_postgres.go implements them
+// for PostgreSQL (tsvector, ts_rank_cd, ts_headline); memory_find.go picks
+// by engine.
 
 import (
 	"context"

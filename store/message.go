@@ -192,7 +192,7 @@ func (db *DB) FindMessages(ctx context.Context, f MessageFilter) ([]*Message, er
 	args := []any{f.ThreadID}
 	if f.Last > 0 {
 		q = `SELECT * FROM (SELECT ` + messageColumns + ` FROM messages WHERE thread_id = ?
-		     ORDER BY created_at DESC, id DESC LIMIT ?) ORDER BY created_at, id`
+		     ORDER BY created_at DESC, id DESC LIMIT ?) AS last ORDER BY created_at, id`
 		args = append(args, f.Last)
 	}
 	msgs, err := scanAll(scanMessage)(db.readRows(ctx, q, args...))

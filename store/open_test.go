@@ -41,3 +41,28 @@ func migrateTemplate(url string) error {
 	}
 	return db.Close()
 }
+
+// failInserts makes every insert into table fail, as a full disk would,
+// until the returned function repairs it.
+func failInserts(tb testing.TB, db *DB, table string) (repair func()) {
+	tb.Helper()
+	create := []string{`CREATE TRIGGER fail_insert BEFORE INSERT ON ` + table + ` BEGIN SELECT RAISE(ABORT, 'disk full'); END`}
+	drop := []string{`DROP TRIGGER fail_insert`}
+	if db.eng == enginePostgres {
+		create = []string{
+			`CREATE FUNCTION fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$`,
+			`CREATE TRIGGER fail_insert BEFORE INSERT ON ` + table + ` FOR EACH ROW EXECUTE FUNCTION fail_insert()`,
+		}
+		drop = []string{`DROP TRIGGER fail_insert ON ` + table, `DROP FUNCTION fail_insert()`}
+	}
+	exec := func(qs []string) {
+		tb.Helper()
+		for _, q := range qs {
+			if _, err := db.write.db.Exec(q); err != nil {
+				tb.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+	exec(create)
+	return func() { exec(drop) }
+}

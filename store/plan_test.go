@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -247,7 +246,7 @@ func TestFindPlans(t *testing.T) {
 
 func TestInterruptedPlansFailOnRecovery(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "baton.db")
+	path := storetest.FreshDSN(t)
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,8 @@ func openPostgres(dsn string, opts Options) (*pool, error) {
 	}
 	setDefault("statement_timeout", opts.StatementTimeout)
 	setDefault("lock_timeout", opts.LockTimeout)
-	// Text comparisons and sorting follow byte order, as SQLite's do.
+	// Text comparisons and sorting follow byte order, as SQLite's do: the
+	// schema's text columns are in the collation "C".
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(opts.MaxConns)
 	db.SetMaxIdleConns(opts.MaxConns)

@@ -20,7 +20,7 @@ func (p preparedTx) QueryContext(ctx context.Context, q string, args ...any) (*s
 	if err != nil {
 		return nil, err
 	}
-	return p.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	return p.tx.StmtContext(ctx, st).QueryContext(ctx, p.tx.eng.args(args)...)
 }
 
 // QueryRowContext is QueryContext for a single row.
@@ -31,5 +31,5 @@ func (p preparedTx) QueryRowContext(ctx context.Context, q string, args ...any) 
 		// report it the usual way.
 		return p.tx.QueryRowContext(ctx, q, args...)
 	}
-	return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	return p.tx.StmtContext(ctx, st).QueryRowContext(ctx, p.tx.eng.args(args)...)
 }

@@ -13,7 +13,8 @@ import (
 
 // This file holds what is specific to SQLite: the driver, its DSN pragmas,
 // the pools and the meaning of its result codes. FTS5 queries live in
-// memory_sqlite.go; PostgreSQL's counterparts in postgres.go.
+// memory_sqlite.go; PostgreSQL's counterparts in postgres.go and
+// memory_postgres.go.
 
 // openPools opens the writer pool (one connection, so that SQLite never
 // sees two writers at once; BEGIN IMMEDIATE, so that a transaction takes

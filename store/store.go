@@ -1,20 +1,24 @@
 // Package store holds Baton's domain types, their rules (Validate) and their
-// persistence in SQLite.
+// persistence in SQLite or PostgreSQL.
 //
-// Writes go through a single-connection pool so that SQLite never sees two
-// writers at once; reads use a separate pool. Every method that changes more
-// than one row does so in one transaction. Errors a person can act on are
-// *Error values with a code (see errors.go); what is specific to SQLite
-// lives in sqlite.go.
+// On SQLite, writes go through a single-connection pool so that SQLite
+// never sees two writers at once; reads use a separate pool. On PostgreSQL,
+// write transactions are serializable and run again when they lose a race.
+// Every method that changes more than one row does so in one transaction.
+// Errors a person can act on are *Error values with a code (see errors.go);
+// what is specific to an engine lives in engine.go, sqlite.go, postgres.go
+// and the full-text search in memory_sqlite.go and memory_postgres.go.
 package store
 
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -195,7 +199,7 @@ func (db *DB) readRows(ctx context.Context, q string, args ...any) (*sql.Rows, e
 	if err != nil {
 		return nil, err
 	}
-	return st.QueryContext(ctx, args...)
+	return st.QueryContext(ctx, db.read.eng.args(args)...)
 }
 
 // scanAll returns a function that reads every row a query returned with
@@ -260,7 +264,7 @@ func (db *DB) readRow(ctx context.Context, q string, args ...any) rowResult {
 	if err != nil {
 		return rowResult{err: err}
 	}
-	return rowResult{row: st.QueryRowContext(ctx, args...)}
+	return rowResult{row: st.QueryRowContext(ctx, db.read.eng.args(args)...)}
 }
 
 // RecoverInterrupted ends the extractions and plans that a previous
@@ -303,29 +307,81 @@ func (db *DB) SetClock(now func() time.Time) { db.now = now }
 // inTx runs fn in a write transaction, committing if it returns nil.
 // On PostgreSQL it runs serializable, as if alone, like SQLite's single
 // writer, and runs again when it lost a race with another transaction:
-// fn must only read and write through tx, so that it can run twice.
+// fn must only read and write through tx, so that it can run twice. A
+// transaction that keeps losing finally runs alone (see runAlone), so
+// that every write ends, however busy the database.
 func (db *DB) inTx(ctx context.Context, fn func(tx *txn) error) error {
 	if db.eng != enginePostgres {
 		return db.tryTx(ctx, nil, fn)
 	}
-	var err error
-	for range maxTxAttempts {
-		if err = db.tryTx(ctx, serializable, fn); !retryable(err) {
+	shared := func(tx *txn) error {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(`+writersLock+`)`); err != nil {
 			return err
 		}
+		return fn(tx)
 	}
-	return err
+	for attempt := range maxTxAttempts {
+		if err := db.tryTx(ctx, serializable, shared); !retryable(err) {
+			return err
+		}
+		// Wait a random while, longer after each loss, so that the
+		// transactions that collided do not collide again at once.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(rand.Int64N(int64(time.Millisecond) << attempt))):
+		}
+	}
+	return db.runAlone(ctx, fn)
 }
 
-// maxTxAttempts is how many times inTx runs a transaction that keeps
-// losing races on PostgreSQL.
-const maxTxAttempts = 8
+// maxTxAttempts is how many times inTx runs a transaction side by side
+// with others on PostgreSQL before it runs it alone; the random waits
+// between attempts add up to 31 ms at most.
+const maxTxAttempts = 5
+
+// writersLock is the key of the PostgreSQL advisory lock of the store's
+// write transactions: each holds it shared, and one that ran out of
+// attempts holds it alone.
+const writersLock = `4264096729853493103`
+
+// runAlone runs fn in a serializable transaction once every other write
+// transaction of every instance has ended, holding the writers' lock
+// alone while it runs: no other write can make it fail. The lock is taken
+// before the transaction begins, so that its snapshot sees what the
+// others wrote.
+func (db *DB) runAlone(ctx context.Context, fn func(tx *txn) error) error {
+	conn, err := db.write.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+writersLock+`)`); err != nil {
+		return err
+	}
+	defer func() {
+		if _, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+writersLock+`)`); uerr != nil {
+			// A session that may still hold the lock must not go back to the pool.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, serializable)
+	if err != nil {
+		return err
+	}
+	return runTx(&txn{tx: tx, eng: db.eng}, fn)
+}
 
 func (db *DB) tryTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *txn) error) error {
 	tx, err := db.write.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
+	return runTx(tx, fn)
+}
+
+// runTx runs fn in tx and commits, or rolls back if fn fails.
+func runTx(tx *txn, fn func(tx *txn) error) error {
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return constraintError(err)

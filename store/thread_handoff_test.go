@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -183,7 +182,7 @@ func TestAcceptThreadHandoffConcurrently(t *testing.T) {
 }
 
 func TestThreadHandoffCleanupOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "baton.db")
+	path := storetest.FreshDSN(t)
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
 	if err != nil {

@@ -57,7 +57,7 @@ func (db *DB) UpdateThread(ctx context.Context, id string, in ThreadUpdate) (*Th
 		if in.Archived != nil {
 			// Archiving keeps the time it was first archived.
 			if _, err := tx.ExecContext(ctx,
-				`UPDATE threads SET archived_at = CASE WHEN ? THEN COALESCE(archived_at, ?) END WHERE id = ?`,
+				`UPDATE threads SET archived_at = CASE WHEN ? <> 0 THEN COALESCE(archived_at, ?) END WHERE id = ?`,
 				*in.Archived, formatTime(db.now()), id); err != nil {
 				return err
 			}

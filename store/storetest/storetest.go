@@ -28,16 +28,24 @@ import (
 // installed, failed under CI=true).
 func MustOpen(tb testing.TB) *store.DB {
 	tb.Helper()
-	dsn := filepath.Join(tb.TempDir(), "baton.db")
-	if pgtest.Enabled() {
-		dsn = pgtest.FreshDatabase(tb, migrate)
-	}
-	db, err := store.Open(context.Background(), dsn)
+	db, err := store.Open(context.Background(), FreshDSN(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+// FreshDSN returns what store.Open takes to open a fresh database of its
+// own for a test that opens it itself, to close and open it again as a
+// restart does: a file in a temporary folder, or the URL of a new
+// PostgreSQL database under BATON_TEST_DB=postgres.
+func FreshDSN(tb testing.TB) string {
+	tb.Helper()
+	if pgtest.Enabled() {
+		return pgtest.FreshDatabase(tb, migrate)
+	}
+	return filepath.Join(tb.TempDir(), "baton.db")
 }
 
 // OnPostgres reports whether MustOpen opens PostgreSQL databases
