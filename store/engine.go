@@ -124,6 +124,15 @@ func (e engine) jsonArrayHas(col string) string {
 	return `EXISTS (SELECT 1 FROM json_each(` + col + `) WHERE json_each.value = ?)`
 }
 
+// forUpdate is the clause that locks the rows a SELECT reads until the
+// transaction ends; SQLite's single writer needs none.
+func (e engine) forUpdate() string {
+	if e == enginePostgres {
+		return ` FOR UPDATE`
+	}
+	return ``
+}
+
 // sql returns q as the engine reads it.
 func (e engine) sql(q string) string {
 	if e != enginePostgres || !strings.Contains(q, "?") {

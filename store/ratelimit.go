@@ -14,12 +14,8 @@ const RateBucketIdle = 3 * time.Minute
 // TakeToken takes one token from the bucket named key, which refills at
 // rate tokens a second up to burst, and reports whether there was one.
 // The buckets live in the database, so that every instance on it counts
-// the same requests; only PostgreSQL has them (a single SQLite instance
-// limits in memory), elsewhere it is EINVALID.
+// the same requests (a single SQLite instance limits in memory instead).
 func (db *DB) TakeToken(ctx context.Context, key string, rate float64, burst int) (bool, error) {
-	if db.eng != enginePostgres {
-		return false, Errorf(EINVALID, "Shared rate limits need PostgreSQL.")
-	}
 	now := db.now()
 	nowMS := now.UnixMilli()
 	var allowed bool
@@ -27,7 +23,7 @@ func (db *DB) TakeToken(ctx context.Context, key string, rate float64, burst int
 		tokens := float64(burst)
 		var have float64
 		var at int64
-		err := tx.QueryRowContext(ctx, `SELECT tokens, at_ms FROM rate_limits WHERE key = ? FOR UPDATE`, key).Scan(&have, &at)
+		err := tx.QueryRowContext(ctx, `SELECT tokens, at_ms FROM rate_limits WHERE key = ?`+tx.eng.forUpdate(), key).Scan(&have, &at)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:

@@ -43,6 +43,11 @@ func runMigrateData(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	defer src.Close()
+	// Runs the installation left running end as failed, as its next start
+	// would have ended them: no instance on the target owns them.
+	if err := src.RecoverInterrupted(ctx); err != nil {
+		return err
+	}
 	cfg.DB = *to
 	dst, err := cfg.openDB(ctx)
 	if err != nil {
