@@ -353,6 +353,6 @@ func (s *Server) handleAPIShareRevoke(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.live.publish(l.HandoffID)
+	s.announce(l.HandoffID)
 	return c.NoContent(http.StatusNoContent)
 }

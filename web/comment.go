@@ -74,7 +74,7 @@ func (s *Server) renderThread(c echo.Context, cm commenter, a store.Anchor, list
 // afterComment answers a comment write: the anchor's thread list for htmx,
 // else back to the page.
 func (s *Server) afterComment(c echo.Context, cm commenter, a store.Anchor, status int) error {
-	s.live.publish(cm.handoff.ID)
+	s.announce(cm.handoff.ID)
 	if isHTMX(c) {
 		return s.renderThread(c, cm, a, true, status, "")
 	}
@@ -248,7 +248,7 @@ func (s *Server) handleReviewCreate(c echo.Context) error {
 	if _, err := s.db.CreateReview(ctx, h.ID, store.Review{Reviewer: actor(ctx), State: state, Body: c.FormValue("body")}); err != nil {
 		return err
 	}
-	s.live.publish(h.ID)
+	s.announce(h.ID)
 	if !isHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/h/"+h.ID+"#reviews-h")
 	}
@@ -285,7 +285,7 @@ func (s *Server) handleReviewRequest(c echo.Context) error {
 	if err := s.db.RequestReview(ctx, h.ID, actor(ctx), reviewers); err != nil {
 		return err
 	}
-	s.live.publish(h.ID)
+	s.announce(h.ID)
 	return c.Redirect(http.StatusSeeOther, "/h/"+h.ID+"#reviews-h")
 }
 
@@ -340,7 +340,7 @@ func (s *Server) handleShareRevoke(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.live.publish(l.HandoffID) // its guests' pages learn the link is gone
+	s.announce(l.HandoffID) // its guests' pages learn the link is gone
 	s.setFlash(c, "Link …"+l.TokenLast4+" revoked: it opens nothing any more.")
 	return c.Redirect(http.StatusSeeOther, "/h/"+l.HandoffID+"#shares-h")
 }

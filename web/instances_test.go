@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
 	"log/slog"
 	"net/http"
@@ -143,4 +144,45 @@ func TestInstancesShareLinkViewsAndRateLimit(t *testing.T) {
 	if code := guest(b); code != http.StatusTooManyRequests {
 		t.Fatalf("sixth request within a second: status %d, want 429: the instances count separately", code)
 	}
+}
+
+// A change made through one instance reaches the review pages open on
+// another: each announces on the database's channel and relays what it
+// hears.
+func TestInstancesLiveReview(t *testing.T) {
+	onSharedDatabases(t, func(t *testing.T, open sharedDB) {
+		a := newInstance(t, open, "a", web.Config{Provider: offline.New()})
+		b := newInstance(t, open, "b", web.Config{Provider: offline.New()})
+		h := storetest.NewHandoff(t, a.DB, storetest.Items{Decisions: storetest.Decisions("Use Postgres 16.")})
+		// A change that never arrives ends the stream, and the test, here.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req := b.newRequest(http.MethodGet, "/h/"+h.ID+"/live", nil, http.Header{"Accept": {"text/event-stream"}, "Sec-Fetch-Site": {"same-origin"}})
+		res, err := b.Client.Do(req.WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("live on B: status %d", res.StatusCode)
+		}
+		stream := &sseStream{Res: res, r: bufio.NewReader(res.Body)}
+		next := func(event string) {
+			t.Helper()
+			for {
+				ev, err := stream.next()
+				if err != nil {
+					t.Fatalf("waiting for %s on B: %v", event, err)
+				}
+				if ev.Event == event {
+					return
+				}
+			}
+		}
+		next("viewers")
+		if res, body := a.postJSON("/api/v1/handoffs/"+h.ID+"/comments", `{"anchor":{"kind":"summary"},"body":"Through A."}`); res.StatusCode != http.StatusCreated {
+			t.Fatalf("comment on A: status %d\n%s", res.StatusCode, body)
+		}
+		next("changed")
+	})
 }

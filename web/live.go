@@ -53,6 +53,16 @@ func (h *liveHub) publish(handoffID string) {
 	}
 }
 
+// publishAll tells every watched handoff's pages to look again.
+func (h *liveHub) publishAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range h.topics {
+		t.seq++
+		t.wake()
+	}
+}
+
 // watched reports whether anyone follows any handoff.
 func (h *liveHub) watched() bool {
 	h.mu.Lock()
@@ -182,11 +192,12 @@ func (s *Server) handleLive(c echo.Context) error {
 func (s *Server) announceChanges(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := next(c)
-		if err != nil || c.Request().Method == "GET" || c.Response().Status >= 400 || !s.live.watched() {
+		// Pages on other instances may watch when this one has none.
+		if err != nil || c.Request().Method == "GET" || c.Response().Status >= 400 || (s.liveBus == nil && !s.live.watched()) {
 			return err
 		}
 		if id := s.handoffOfRoute(c); id != "" {
-			s.live.publish(id)
+			s.announce(id)
 		}
 		return nil
 	}
@@ -219,6 +230,6 @@ func (s *Server) handoffOfRoute(c echo.Context) string {
 // handoff show the new version.
 func (s *Server) publishPlanDone(plan *store.Plan) {
 	if plan != nil {
-		s.live.publish(plan.HandoffID)
+		s.announce(plan.HandoffID)
 	}
 }

@@ -110,8 +110,11 @@ type Server struct {
 	mirror     Mirror
 	// jobs runs replies, extractions and plans.
 	jobs *jobRunner
-	// live tells a handoff's open pages that it changed.
-	live *liveHub
+	// live tells a handoff's open pages that it changed; liveBus, on a
+	// database other instances share, carries the changes between them
+	// (see announce).
+	live    *liveHub
+	liveBus liveBus
 	// background tracks detached work (memory capture) for Shutdown.
 	background   sync.WaitGroup
 	memoryBudget int
@@ -167,6 +170,7 @@ func New(cfg Config) *Server {
 	}
 	if js, ok := cfg.DB.(jobStore); ok && js.Shared() {
 		s.jobs.share(js, sharedConfig{instance: cfg.InstanceID, lease: cfg.JobLease, heartbeat: cfg.JobHeartbeat})
+		s.shareLive(js)
 	}
 	s.sessions.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
 

@@ -221,7 +221,7 @@ func (s *Server) handleShareCommentCreate(c echo.Context) error {
 		return err
 	}
 	if isJSON {
-		s.live.publish(sh.handoff.ID)
+		s.announce(sh.handoff.ID)
 		return c.JSON(http.StatusCreated, newCommentJSON(cm))
 	}
 	return s.afterComment(c, sh.commenter(), a, http.StatusCreated)
