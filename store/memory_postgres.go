@@ -65,10 +65,14 @@ const headlineOptions = `StartSel=` + snippetOpen + `, StopSel=` + snippetClose 
 
 // isCommonPostgres is isCommon on PostgreSQL: whether match matches more
 // than CommonTermCap rows of table (every workspace's, as FTS5 counts).
+// The ORDER BY lets the planner count a common term's first matches along
+// the primary key, stopping at the cap, rather than list them all from
+// the GIN index; a rare term's still come from the index.
 func isCommonPostgres(ctx context.Context, q querier, table, match string) (bool, error) {
 	var n int
 	err := q.QueryRowContext(ctx,
-		`SELECT COUNT(*) FROM (SELECT 1 FROM `+table+` WHERE fts @@ `+tsQuery+` LIMIT ?) AS m`, match, CommonTermCap+1).Scan(&n)
+		`SELECT COUNT(*) FROM (SELECT 1 FROM `+table+` WHERE fts @@ `+tsQuery+` ORDER BY rid DESC LIMIT ?) AS m`,
+		match, CommonTermCap+1).Scan(&n)
 	return n > CommonTermCap, err
 }
 
