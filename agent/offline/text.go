@@ -306,7 +306,7 @@ func looseOverlap(a, b tokenSet) int {
 // its parts ("layout" in "table-layout", "search" in "v1/search"), w being
 // three characters or more and not a number.
 func hasPart(u, w string) bool {
-	if len(w) < 3 || len(u) <= len(w) || strings.IndexAny(u, "-/") < 0 || strings.IndexFunc(w, unicode.IsLetter) < 0 {
+	if len(w) < 3 || len(u) <= len(w) || !strings.ContainsAny(u, "-/") || strings.IndexFunc(w, unicode.IsLetter) < 0 {
 		return false
 	}
 	for p := range strings.FieldsFuncSeq(u, func(r rune) bool { return r == '-' || r == '/' }) {

@@ -424,10 +424,6 @@ const (
 	lanesHigh = 0x8080808080808080
 )
 
-// zeroLane has a lane's high bit set if the lane is zero; it may set
-// the bits of lanes above a zero one too.
-func zeroLane(x uint64) uint64 { return (x - lanes1) & ^x & lanesHigh }
-
 // next returns the index of the first c in data from i on, or len(data).
 func next(data []byte, i int, c byte) int {
 	if j := bytes.IndexByte(data[i:], c); j >= 0 {
