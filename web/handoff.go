@@ -160,7 +160,7 @@ func (s *Server) handleExtractCancel(c echo.Context) error {
 
 // handleReviewShow serves GET /h/:id: the review screen.
 func (s *Server) handleReviewShow(c echo.Context) error {
-	h, err := s.handoffIn(c, c.Param("id"))
+	h, err := guarded(c, c.Param("id"), s.handoffIn)
 	if err != nil {
 		return err
 	}

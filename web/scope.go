@@ -119,12 +119,37 @@ func (s *Server) decisionIn(c echo.Context, id string) (*store.DecisionRecord, e
 func guard[T any](check func(echo.Context, string) (T, error)) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if _, err := check(c, c.Param("id")); err != nil {
+			id := c.Param("id")
+			v, err := check(c, id)
+			if err != nil {
 				return err
 			}
+			c.Set(guardedKey, guardedObject{id: id, v: v})
 			return next(c)
 		}
 	}
+}
+
+// guardedKey is where a guard keeps what it loaded, for its handler.
+const guardedKey = "baton.guarded"
+
+// guardedObject is what a guard loaded for the id in the route.
+type guardedObject struct {
+	id string
+	v  any
+}
+
+// guarded returns what the route's guard loaded for id earlier in this
+// request, or loads it with check when no guard did. Only handlers that
+// change nothing before they use it may call it (page views): one that
+// writes must load the object again to show its change.
+func guarded[T any](c echo.Context, id string, check func(echo.Context, string) (T, error)) (T, error) {
+	if g, ok := c.Get(guardedKey).(guardedObject); ok && g.id == id {
+		if v, ok := g.v.(T); ok {
+			return v, nil
+		}
+	}
+	return check(c, id)
 }
 
 // inThread, inHandoff, inPlan, inSnapshot and inDecision guard routes

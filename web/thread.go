@@ -51,7 +51,7 @@ func (s *Server) handleThreadCreate(c echo.Context) error {
 // still waiting for its reply is shown with a live stream for it.
 func (s *Server) handleThreadShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.threadIn(c, c.Param("id"))
+	t, err := guarded(c, c.Param("id"), s.threadIn)
 	if err != nil {
 		return err
 	}
