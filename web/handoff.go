@@ -174,7 +174,7 @@ func (s *Server) handleReviewShow(c echo.Context) error {
 // review gathers what the review screen shows of a handoff.
 func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) {
 	ctx := c.Request().Context()
-	r := views.Review{Handoff: h, Editing: c.QueryParam("edit")}
+	r := views.Review{Handoff: h, Editing: c.QueryParam("edit"), Items: s.reviewItems}
 	if h.Status == store.HandoffFrozen {
 		r.Editing = "" // frozen is read-only until "Edit a new draft"
 	}
