@@ -119,7 +119,7 @@ type accountStore interface {
 	FindInviteBySecret(ctx context.Context, secret string) (*store.Invite, error)
 	FindInvites(ctx context.Context, workspaceID string) ([]*store.Invite, error)
 	FindMemberships(ctx context.Context, f store.MembershipFilter) ([]*store.Membership, error)
-	FindSessionBySecret(ctx context.Context, secret string) (*store.Session, error)
+	FindSessionWithWorkspaces(ctx context.Context, secret string) (*store.Session, []*store.Membership, error)
 	FindTokenBySecret(ctx context.Context, secret string) (*store.Token, error)
 	FindTokens(ctx context.Context, f store.TokenFilter) ([]*store.Token, error)
 	HasUsers(ctx context.Context) (bool, error)
