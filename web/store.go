@@ -176,6 +176,7 @@ type reviewStore interface {
 type threadHandoffStore interface {
 	AcceptThreadHandoff(ctx context.Context, in store.ThreadHandoffAccept) (h *store.ThreadHandoff, created bool, err error)
 	CleanupThreadHandoff(ctx context.Context, childThreadID string) (cleared bool, err error)
+	FindThreadHandoffsOf(ctx context.Context, threadID string) (store.ThreadHandoffs, error)
 	FindLastThreadHandoff(ctx context.Context, parentThreadID string) (*store.ThreadHandoff, error)
 	FindPendingThreadSummary(ctx context.Context, childThreadID string) (*store.ThreadHandoff, error)
 	FindThreadHandoffByChild(ctx context.Context, childThreadID string) (*store.ThreadHandoff, error)
