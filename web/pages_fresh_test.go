@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -83,5 +85,24 @@ func TestPagesShowChangesAtOnce(t *testing.T) {
 	}
 	if body := shows("/"); strings.Contains(body, "Second team") {
 		t.Fatal("the switcher still offers a workspace the user was removed from")
+	}
+}
+
+// TestPageViewsFinishWithoutTheClient checks that a page view runs to its
+// end on a request whose client has gone (detachPageViews): its reads do
+// not watch the request's context.
+func TestPageViewsFinishWithoutTheClient(t *testing.T) {
+	app := newApp(t, offline.New())
+	th := app.createThread("Gone")
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := app.newRequest(http.MethodGet, "/t/"+th.ID, nil, nil).WithContext(gone)
+	for _, c := range app.Client.Jar.Cookies(req.URL) {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	app.Srv.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Gone") {
+		t.Errorf("GET /t/%s after the client left: status %d, want the page", th.ID, rec.Code)
 	}
 }

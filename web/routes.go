@@ -56,7 +56,7 @@ func (s *Server) routes(e *echo.Echo, modelLimit echo.MiddlewareFunc, shareRate 
 	public := e.Group("", csrf, withViewState)
 	s.publicAccountRoutes(public)
 
-	app := e.Group("", csrf, s.requireSession, withViewState, s.withReviewPanel, s.announceChanges)
+	app := e.Group("", detachPageViews, csrf, s.requireSession, withViewState, s.withReviewPanel, s.announceChanges)
 	app.GET("/", s.handleHome)
 	app.POST("/threads", s.handleThreadCreate, editorOnly)
 	app.GET("/t/:id", s.handleThreadShow, s.inThread)
