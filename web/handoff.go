@@ -182,14 +182,24 @@ func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) 
 	if r.Thread, err = s.db.FindThreadByID(ctx, h.ThreadID); err != nil {
 		return r, err
 	}
-	if r.Snapshots, err = s.db.FindSnapshots(ctx, h.ID); err != nil {
+	has, err := s.presence(c, h.ID) // only the lists that have rows
+	if err != nil {
 		return r, err
 	}
-	if r.Plans, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20}); err != nil {
-		return r, err
+	if has.Snapshots {
+		if r.Snapshots, err = s.db.FindSnapshots(ctx, h.ID); err != nil {
+			return r, err
+		}
 	}
-	if run, err := s.db.FindLatestExtractionRun(ctx, h.ID); err == nil {
-		r.LastRun = run
+	if has.Plans {
+		if r.Plans, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20}); err != nil {
+			return r, err
+		}
+	}
+	if has.ExtractionRuns {
+		if run, err := s.db.FindLatestExtractionRun(ctx, h.ID); err == nil {
+			r.LastRun = run
+		}
 	}
 	return r, nil
 }

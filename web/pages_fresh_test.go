@@ -15,7 +15,8 @@ import (
 // instance on the same database would, what the review screen and the
 // header show, and checks that the very next view shows each change: the
 // review items (whose HTML is kept by content), their comment counts, the
-// handoff read in one statement, and the workspaces read with the session.
+// lists read only when they have rows, the handoff read in one statement,
+// and the workspaces read with the session.
 func TestPagesShowChangesAtOnce(t *testing.T) {
 	app := newApp(t, offline.New())
 	ctx := store.WithActor(context.Background(), app.Owner.ID)
@@ -65,6 +66,10 @@ func TestPagesShowChangesAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	shows(review, ">1 comment<")
+	if _, err := app.DB.CreateReview(ctx, h.ID, store.Review{Reviewer: store.Actor{UserID: app.Owner.ID, Name: app.Owner.Name}, State: store.ReviewApproved}); err != nil {
+		t.Fatal(err)
+	}
+	shows(review, `data-testid="reviewer"`)
 
 	// The workspace switcher shows with a second workspace, and goes when
 	// it does.

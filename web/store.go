@@ -160,6 +160,7 @@ type reviewStore interface {
 	FindCommentByID(ctx context.Context, id string) (*store.Comment, error)
 	FindComments(ctx context.Context, f store.CommentFilter) ([]*store.Comment, error)
 	FindItemAnchors(ctx context.Context, handoffID string) ([]store.Anchor, error)
+	FindReviewPresence(ctx context.Context, handoffID string) (store.ReviewPresence, error)
 	FindReviewerStates(ctx context.Context, handoffID string) ([]*store.ReviewerState, error)
 	FindShareLinkByToken(ctx context.Context, token string) (*store.ShareLink, error)
 	FindShareLinks(ctx context.Context, f store.ShareFilter) ([]*store.ShareLink, error)
