@@ -53,16 +53,21 @@ func (s *Server) renderPinned(c echo.Context) error {
 
 // readyState gathers what the "Ready to plan" bar shows.
 func (s *Server) readyState(c echo.Context, threadID string) (views.Ready, error) {
-	r := views.Ready{ThreadID: threadID, Running: s.findExtraction(threadID) != nil}
 	st, err := s.db.FindReadyState(c.Request().Context(), threadID)
 	if err != nil {
-		return r, err
+		return views.Ready{ThreadID: threadID}, err
 	}
+	return s.ready(threadID, st), nil
+}
+
+// ready is the "Ready to plan" bar of a thread in state st.
+func (s *Server) ready(threadID string, st store.ReadyState) views.Ready {
+	r := views.Ready{ThreadID: threadID, Running: s.findExtraction(threadID) != nil}
 	r.HandoffID, r.Pins = st.HandoffID, st.Pins
 	if !r.Running && st.LastRunStatus == store.RunFailed {
 		r.Error = st.LastRunError
 	}
-	return r, nil
+	return r
 }
 
 // handleExtractStart serves POST /t/:id/extract ("Ready to plan"): it

@@ -53,6 +53,29 @@ func (s *Server) threadIn(c echo.Context, id string) (*store.Thread, error) {
 	return t, nil
 }
 
+// threadPage is what the brainstorm page reads with its thread.
+type threadPage struct {
+	thread *store.Thread
+	ready  store.ReadyState
+}
+
+// threadPageIn is threadIn for the brainstorm page: the thread with its
+// ready state, in one read.
+func (s *Server) threadPageIn(c echo.Context, id string) (threadPage, error) {
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return threadPage{}, err
+	}
+	t, ready, err := s.db.FindThreadWithReadyState(c.Request().Context(), id)
+	if err != nil {
+		return threadPage{}, err
+	}
+	if t.WorkspaceID != ws {
+		return threadPage{}, notInWorkspace("thread", id)
+	}
+	return threadPage{t, ready}, nil
+}
+
 // handoffIn returns handoff id if it belongs to the request's workspace.
 func (s *Server) handoffIn(c echo.Context, id string) (*store.Handoff, error) {
 	ws, err := workspaceOf(c)
@@ -160,3 +183,9 @@ func (s *Server) inHandoff(next echo.HandlerFunc) echo.HandlerFunc  { return gua
 func (s *Server) inPlan(next echo.HandlerFunc) echo.HandlerFunc     { return guard(s.planIn)(next) }
 func (s *Server) inSnapshot(next echo.HandlerFunc) echo.HandlerFunc { return guard(s.snapshotIn)(next) }
 func (s *Server) inDecision(next echo.HandlerFunc) echo.HandlerFunc { return guard(s.decisionIn)(next) }
+
+// inThreadPage is inThread for the brainstorm page, whose handler takes
+// the thread and its ready state from it (guarded).
+func (s *Server) inThreadPage(next echo.HandlerFunc) echo.HandlerFunc {
+	return guard(s.threadPageIn)(next)
+}

@@ -177,6 +177,7 @@ type reviewStore interface {
 type threadHandoffStore interface {
 	AcceptThreadHandoff(ctx context.Context, in store.ThreadHandoffAccept) (h *store.ThreadHandoff, created bool, err error)
 	CleanupThreadHandoff(ctx context.Context, childThreadID string) (cleared bool, err error)
+	FindThreadWithReadyState(ctx context.Context, id string) (*store.Thread, store.ReadyState, error)
 	FindThreadHandoffsOf(ctx context.Context, threadID string) (store.ThreadHandoffs, error)
 	FindLastThreadHandoff(ctx context.Context, parentThreadID string) (*store.ThreadHandoff, error)
 	FindPendingThreadSummary(ctx context.Context, childThreadID string) (*store.ThreadHandoff, error)
