@@ -160,7 +160,10 @@
     if (focusAfterSwap) {
       var el = document.querySelector(focusAfterSwap);
       focusAfterSwap = null;
-      if (el && !document.activeElement.closest("[data-edit-form]")) el.focus();
+      // Only when the focus went with the swapped item: a person who has
+      // moved on (typing in another field, an edit form) keeps their place.
+      var a = document.activeElement;
+      if (el && (!a || a === document.body || !a.isConnected)) el.focus();
     }
     var go = document.querySelector("[data-redirect]");
     if (go) window.location.assign(go.getAttribute("data-redirect"));

@@ -107,13 +107,38 @@
   // applied, so an older page never overwrites a newer one.
   var pending = null;
   var latest = 0;
+  function schedule() {
+    if (!pending) pending = setTimeout(refresh, 100);
+  }
+  // The page's own writes (htmx, not GET) swap in their answers: an item
+  // added, removed or edited, with the counts. A refresh fetched before
+  // such an answer is swapped in may hold the page as it was before the
+  // write, or hold the write's result too (the answer would then add an
+  // item twice): while a write is under way no refresh answer is applied,
+  // any in flight is dropped, and the page refreshes once after it.
+  var writes = 0;
+  function isWrite(e) {
+    var cfg = e.detail && e.detail.requestConfig;
+    return cfg && cfg.verb && cfg.verb.toLowerCase() !== "get";
+  }
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    if (!isWrite(e)) return;
+    writes++;
+    latest++;
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    if (!isWrite(e)) return;
+    writes = Math.max(0, writes - 1);
+    schedule();
+  });
   function refresh() {
     pending = null;
+    if (writes > 0) return; // the write's end refreshes
     var mine = ++latest;
     fetch(window.location.pathname + window.location.search, { credentials: "same-origin", headers: { "X-Live": "1" } })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
-        if (!html || mine !== latest) return;
+        if (!html || mine !== latest || writes > 0) return;
         var doc = new DOMParser().parseFromString(html, "text/html");
         pinEditVersions();
         ["decisions", "files", "risks"].forEach(function (id) {
@@ -135,8 +160,12 @@
   }
 
   var es = new EventSource(url);
-  es.addEventListener("changed", function () {
-    if (!pending) pending = setTimeout(refresh, 100);
+  es.addEventListener("changed", schedule);
+  // A stream that comes back after a drop missed what changed meanwhile.
+  var opened = false;
+  es.addEventListener("open", function () {
+    if (opened) schedule();
+    opened = true;
   });
   es.addEventListener("viewers", function (e) { box.innerHTML = e.data; });
 

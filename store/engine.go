@@ -59,7 +59,7 @@ func (p *pool) ExecContext(ctx context.Context, q string, args ...any) (sql.Resu
 
 // PrepareContext prepares q. Arguments to the statement are passed as
 // they are: pass them through eng.args, or prepare only queries whose
-// arguments are not booleans (DB.readRows and preparedTx do the former).
+// arguments are not booleans (DB.readRows does the former).
 func (p *pool) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
 	return p.db.PrepareContext(ctx, p.eng.sql(q))
 }

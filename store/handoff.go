@@ -297,29 +297,12 @@ func scanHandoff(s scanner) (*Handoff, error) {
 
 // FindHandoffByID returns a handoff with its decisions, files and risks.
 func (db *DB) FindHandoffByID(ctx context.Context, id string) (*Handoff, error) {
-	return db.findHandoff(ctx, `id = ?`, id)
+	return db.findHandoffRows(ctx, handoffRowsByID, id, "handoff "+id)
 }
 
 // FindHandoffByThread returns a thread's handoff with its items, or ErrNotFound.
 func (db *DB) FindHandoffByThread(ctx context.Context, threadID string) (*Handoff, error) {
-	return db.findHandoff(ctx, `thread_id = ?`, threadID)
-}
-
-func (db *DB) findHandoff(ctx context.Context, where string, arg string) (*Handoff, error) {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	ptx := preparedTx{db, tx}
-	h, err := scanHandoff(ptx.QueryRowContext(ctx, `SELECT `+handoffColumns+` FROM handoffs WHERE `+where, arg))
-	if err != nil {
-		return nil, findErr(err, "handoff %s", arg)
-	}
-	if err := findItems(ctx, ptx, h); err != nil {
-		return nil, fmt.Errorf("find handoff %s items: %w", h.ID, err)
-	}
-	return h, nil
+	return db.findHandoffRows(ctx, handoffRowsByThread, threadID, "handoff "+threadID)
 }
 
 type querier interface {

@@ -150,10 +150,10 @@ func (db *DB) FindMemberships(ctx context.Context, f MembershipFilter) ([]*Membe
 	var err error
 	switch {
 	case f.WorkspaceID != "":
-		rows, err = db.read.QueryContext(ctx, membershipQuery+` WHERE m.workspace_id = ?
+		rows, err = db.readRows(ctx, membershipQuery+` WHERE m.workspace_id = ?
 			ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'editor' THEN 1 ELSE 2 END, u.name COLLATE NOCASE, u.id`, f.WorkspaceID)
 	case f.UserID != "":
-		rows, err = db.read.QueryContext(ctx, membershipQuery+` WHERE m.user_id = ? ORDER BY w.name COLLATE NOCASE, w.id`, f.UserID)
+		rows, err = db.readRows(ctx, membershipQuery+` WHERE m.user_id = ? ORDER BY w.name COLLATE NOCASE, w.id`, f.UserID)
 	default:
 		return nil, errors.New("find memberships: a workspace or a user is required")
 	}

@@ -24,6 +24,14 @@ func (c *HTMLCache) Get(key string) (string, bool) {
 	return v, ok
 }
 
+// lookup is Get for a key held in bytes; it allocates nothing.
+func (c *HTMLCache) lookup(key []byte) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.entries[string(key)]
+	return v, ok
+}
+
 // Put caches html under key.
 func (c *HTMLCache) Put(key, html string) {
 	c.mu.Lock()

@@ -132,6 +132,10 @@ type principal struct {
 	Role    store.MemberRole
 	Session *store.Session
 	Token   *store.Token
+	// Workspaces are the user's workspaces as the session was read with
+	// them (for the header's switcher); workspacesRead says they were.
+	Workspaces     []*store.Membership
+	workspacesRead bool
 }
 
 // ReadOnly reports whether the principal may only read: a viewer, or a
@@ -199,7 +203,7 @@ func (s *Server) sessionFromCookie(c echo.Context) (*principal, error) {
 		return nil, store.ErrUnauthorized
 	}
 	ctx := r.Context()
-	sess, err := s.db.FindSessionBySecret(ctx, secret)
+	sess, workspaces, err := s.db.FindSessionWithWorkspaces(ctx, secret)
 	if err != nil {
 		return nil, err
 	}
@@ -214,19 +218,16 @@ func (s *Server) sessionFromCookie(c echo.Context) (*principal, error) {
 			return nil, err
 		}
 	}
-	p := &principal{User: sess.User, Session: sess, WorkspaceID: sess.WorkspaceID, WorkspaceName: sess.WorkspaceName, Role: sess.Role}
+	p := &principal{User: sess.User, Session: sess, WorkspaceID: sess.WorkspaceID, WorkspaceName: sess.WorkspaceName, Role: sess.Role,
+		Workspaces: workspaces, workspacesRead: true}
 	if p.Role == "" {
 		// No workspace chosen yet, or removed from it: show the first of
 		// the user's workspaces, if any.
-		ms, err := s.db.FindMemberships(ctx, store.MembershipFilter{UserID: sess.UserID})
-		if err != nil {
-			return nil, err
-		}
-		if len(ms) > 0 {
-			if err := s.db.SetSessionWorkspace(ctx, sess.ID, ms[0].WorkspaceID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if len(workspaces) > 0 {
+			if err := s.db.SetSessionWorkspace(ctx, sess.ID, workspaces[0].WorkspaceID); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return nil, err
 			}
-			p.WorkspaceID, p.WorkspaceName, p.Role = ms[0].WorkspaceID, ms[0].WorkspaceName, ms[0].Role
+			p.WorkspaceID, p.WorkspaceName, p.Role = workspaces[0].WorkspaceID, workspaces[0].WorkspaceName, workspaces[0].Role
 			sess.WorkspaceID, sess.WorkspaceName, sess.Role = p.WorkspaceID, p.WorkspaceName, p.Role
 		}
 	}

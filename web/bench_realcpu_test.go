@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -28,13 +29,17 @@ func BenchmarkRealPagesInProcess(b *testing.B) {
 			var cpu cpuMeter
 			cpu.begin()
 			for b.Loop() {
-				req := httptest.NewRequest(http.MethodGet, "http://localhost"+page.path, nil)
+				// net/http gives every request a context that ends when
+				// the client goes away; the store's queries watch it.
+				ctx, cancel := context.WithCancel(context.Background())
+				req := httptest.NewRequestWithContext(ctx, http.MethodGet, "http://localhost"+page.path, nil)
 				req.Header.Set("Accept-Encoding", "gzip, deflate, br")
 				for _, c := range cookies {
 					req.AddCookie(c)
 				}
 				rec := httptest.NewRecorder()
 				srv.ServeHTTP(rec, req)
+				cancel()
 				if rec.Code != http.StatusOK {
 					b.Fatalf("GET %s: status %d", page.path, rec.Code)
 				}

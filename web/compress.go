@@ -55,17 +55,32 @@ var deflaters = sync.Pool{New: func() any {
 
 // gzip returns page as a gzip stream.
 func (p *compressedPages) gzip(page []byte) []byte {
-	out := make([]byte, 0, len(page)/4+64)
-	out = append(out, gzipHeader...)
-	off := 0
-	for len(page[off:]) > 0 {
-		n := min(segmentSize, len(page)-off)
-		out = append(out, p.deflate(page[off:off+n])...)
-		off += n
+	var trailer [10]byte
+	parts, n := p.gzipParts(page, nil, &trailer)
+	out := make([]byte, 0, n)
+	for _, part := range parts {
+		out = append(out, part...)
 	}
-	out = append(out, finalBlock...)
-	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(page))
-	return binary.LittleEndian.AppendUint32(out, uint32(len(page)))
+	return out
+}
+
+// gzipParts appends to parts the pieces of page's gzip stream, in order,
+// and returns them with their total length: the header, the compressed
+// segments (the cache's own: never change them), and the final block
+// with the checksum and length, written into trailer. Writing the pieces
+// one after the other copies nothing.
+func (p *compressedPages) gzipParts(page []byte, parts [][]byte, trailer *[10]byte) ([][]byte, int) {
+	parts = append(parts, gzipHeader)
+	n := len(gzipHeader)
+	for off := 0; off < len(page); off += segmentSize {
+		z := p.deflate(page[off:min(off+segmentSize, len(page))])
+		parts = append(parts, z)
+		n += len(z)
+	}
+	t := append(trailer[:0], finalBlock...)
+	t = binary.LittleEndian.AppendUint32(t, crc32.ChecksumIEEE(page))
+	t = binary.LittleEndian.AppendUint32(t, uint32(len(page)))
+	return append(parts, t), n + len(t)
 }
 
 // deflate returns seg compressed and sync-flushed, from the cache when
@@ -119,14 +134,20 @@ func acceptsGzip(r *http.Request) bool {
 // writeGzip writes page gzipped through s.pages. The compression
 // middleware leaves a response alone that names its own encoding.
 func (s *Server) writeGzip(c echo.Context, status int, page []byte) error {
-	z := s.pages.gzip(page)
+	var buf [16][]byte
+	var trailer [10]byte
+	parts, n := s.pages.gzipParts(page, buf[:0], &trailer)
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentEncoding, "gzip")
 	if !slices.Contains(h.Values(echo.HeaderVary), echo.HeaderAcceptEncoding) {
 		h.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	}
-	h.Set(echo.HeaderContentLength, strconv.Itoa(len(z)))
+	h.Set(echo.HeaderContentLength, strconv.Itoa(n))
 	c.Response().WriteHeader(status)
-	_, err := c.Response().Write(z)
-	return err
+	for _, part := range parts {
+		if _, err := c.Response().Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
 }

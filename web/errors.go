@@ -181,8 +181,13 @@ func (s *Server) meta(c echo.Context, title string) views.Meta {
 		Assets:   s.assets,
 	}
 	if p := principalOf(c); p != nil && p.Session != nil {
-		// The header's workspace switcher. A page renders without it
-		// rather than fail for it.
+		// The header's workspace switcher: as read with the session on a
+		// page view, read again after a change (which may be to them). A
+		// page renders without it rather than fail for it.
+		if method := c.Request().Method; p.workspacesRead && (method == http.MethodGet || method == http.MethodHead) {
+			m.Workspaces = p.Workspaces
+			return m
+		}
 		ms, err := s.db.FindMemberships(c.Request().Context(), store.MembershipFilter{UserID: p.User.ID})
 		if err != nil {
 			s.log.Warn("header workspaces", "err", err)

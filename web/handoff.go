@@ -53,16 +53,21 @@ func (s *Server) renderPinned(c echo.Context) error {
 
 // readyState gathers what the "Ready to plan" bar shows.
 func (s *Server) readyState(c echo.Context, threadID string) (views.Ready, error) {
-	r := views.Ready{ThreadID: threadID, Running: s.findExtraction(threadID) != nil}
 	st, err := s.db.FindReadyState(c.Request().Context(), threadID)
 	if err != nil {
-		return r, err
+		return views.Ready{ThreadID: threadID}, err
 	}
+	return s.ready(threadID, st), nil
+}
+
+// ready is the "Ready to plan" bar of a thread in state st.
+func (s *Server) ready(threadID string, st store.ReadyState) views.Ready {
+	r := views.Ready{ThreadID: threadID, Running: s.findExtraction(threadID) != nil}
 	r.HandoffID, r.Pins = st.HandoffID, st.Pins
 	if !r.Running && st.LastRunStatus == store.RunFailed {
 		r.Error = st.LastRunError
 	}
-	return r, nil
+	return r
 }
 
 // handleExtractStart serves POST /t/:id/extract ("Ready to plan"): it
@@ -160,7 +165,7 @@ func (s *Server) handleExtractCancel(c echo.Context) error {
 
 // handleReviewShow serves GET /h/:id: the review screen.
 func (s *Server) handleReviewShow(c echo.Context) error {
-	h, err := s.handoffIn(c, c.Param("id"))
+	h, err := guarded(c, c.Param("id"), s.handoffIn)
 	if err != nil {
 		return err
 	}
@@ -174,7 +179,7 @@ func (s *Server) handleReviewShow(c echo.Context) error {
 // review gathers what the review screen shows of a handoff.
 func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) {
 	ctx := c.Request().Context()
-	r := views.Review{Handoff: h, Editing: c.QueryParam("edit")}
+	r := views.Review{Handoff: h, Editing: c.QueryParam("edit"), Items: s.reviewItems}
 	if h.Status == store.HandoffFrozen {
 		r.Editing = "" // frozen is read-only until "Edit a new draft"
 	}
@@ -182,14 +187,24 @@ func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) 
 	if r.Thread, err = s.db.FindThreadByID(ctx, h.ThreadID); err != nil {
 		return r, err
 	}
-	if r.Snapshots, err = s.db.FindSnapshots(ctx, h.ID); err != nil {
+	has, err := s.presence(c, h.ID) // only the lists that have rows
+	if err != nil {
 		return r, err
 	}
-	if r.Plans, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20}); err != nil {
-		return r, err
+	if has.Snapshots {
+		if r.Snapshots, err = s.db.FindSnapshots(ctx, h.ID); err != nil {
+			return r, err
+		}
 	}
-	if run, err := s.db.FindLatestExtractionRun(ctx, h.ID); err == nil {
-		r.LastRun = run
+	if has.Plans {
+		if r.Plans, err = s.db.FindPlans(ctx, store.PlanFilter{HandoffID: h.ID, Limit: 20}); err != nil {
+			return r, err
+		}
+	}
+	if has.ExtractionRuns {
+		if run, err := s.db.FindLatestExtractionRun(ctx, h.ID); err == nil {
+			r.LastRun = run
+		}
 	}
 	return r, nil
 }

@@ -23,13 +23,13 @@ func (s *Server) withReviewPanel(next echo.HandlerFunc) echo.HandlerFunc {
 		var err error
 		switch path := c.Path(); {
 		case path == "/h/:id" && c.Request().Method == http.MethodGet:
-			p, err = s.reviewPanel(ctx, c.Param("id"), nil)
+			p, err = s.reviewPanel(c, c.Param("id"), nil)
 		case path == "/p/:id" && c.Request().Method == http.MethodGet:
 			plan, ferr := s.db.FindPlanByID(ctx, c.Param("id"))
 			if ferr != nil {
 				return next(c) // the handler answers
 			}
-			p, err = s.reviewPanel(ctx, plan.HandoffID, plan)
+			p, err = s.reviewPanel(c, plan.HandoffID, plan)
 		case strings.HasPrefix(path, "/h/:id/:kind"):
 			p, err = s.countsPanel(ctx, c.Param("id"), "/h/"+c.Param("id"))
 		}
@@ -52,22 +52,56 @@ func (s *Server) countsPanel(ctx context.Context, handoffID, base string) (*view
 	return &views.ReviewPanel{HandoffID: handoffID, Base: base, Counts: counts}, nil
 }
 
+// reviewPresenceKey is where withReviewPanel keeps, for the handler, which
+// of the handoff's lists have rows (store.ReviewPresence).
+const reviewPresenceKey = "baton.reviewPresence"
+
+// presence returns which of handoffID's lists have rows, as read for this
+// request's panel, or reads it.
+func (s *Server) presence(c echo.Context, handoffID string) (store.ReviewPresence, error) {
+	if p, ok := c.Get(reviewPresenceKey).(presenceOf); ok && p.handoffID == handoffID {
+		return p.ReviewPresence, nil
+	}
+	p, err := s.db.FindReviewPresence(c.Request().Context(), handoffID)
+	if err == nil {
+		c.Set(reviewPresenceKey, presenceOf{handoffID, p})
+	}
+	return p, err
+}
+
+// presenceOf is a handoff's store.ReviewPresence.
+type presenceOf struct {
+	handoffID string
+	store.ReviewPresence
+}
+
 // reviewPanel gathers the whole panel of a handoff's member page; plan is
-// set on a plan page.
-func (s *Server) reviewPanel(ctx context.Context, handoffID string, plan *store.Plan) (*views.ReviewPanel, error) {
-	p, err := s.countsPanel(ctx, handoffID, "/h/"+handoffID)
+// set on a plan page. It asks only for the lists that have rows.
+func (s *Server) reviewPanel(c echo.Context, handoffID string, plan *store.Plan) (*views.ReviewPanel, error) {
+	ctx := c.Request().Context()
+	has, err := s.presence(c, handoffID)
 	if err != nil {
 		return nil, err
+	}
+	p := &views.ReviewPanel{HandoffID: handoffID, Base: "/h/" + handoffID, Counts: map[string]store.CommentCount{}}
+	if has.Comments {
+		if p.Counts, err = s.db.CountComments(ctx, handoffID); err != nil {
+			return nil, err
+		}
 	}
 	p.LiveURL = "/h/" + handoffID + "/live"
 	p.StyleURL, p.ScriptURL = s.assets.URL("review.css"), s.assets.URL("live.js")
 	p.CanComment, p.CanReview = can(ctx, actComment), can(ctx, actReview)
 	p.CanRequestReview, p.CanShare, p.CanReplan = can(ctx, actRequestReview), can(ctx, actShare), can(ctx, actReplan)
-	if p.Overview, err = s.overview(ctx, handoffID, false); err != nil {
-		return nil, err
+	if has.Comments {
+		if p.Overview, err = s.overview(ctx, handoffID, false); err != nil {
+			return nil, err
+		}
 	}
-	if p.Reviewers, err = s.db.FindReviewerStates(ctx, handoffID); err != nil {
-		return nil, err
+	if has.Reviews {
+		if p.Reviewers, err = s.db.FindReviewerStates(ctx, handoffID); err != nil {
+			return nil, err
+		}
 	}
 	p.ChangesRequested = store.ChangesRequested(p.Reviewers)
 	if p.CanRequestReview {
@@ -78,7 +112,7 @@ func (s *Server) reviewPanel(ctx context.Context, handoffID string, plan *store.
 	if p.Activity, err = s.db.FindActivity(ctx, handoffID, 30); err != nil {
 		return nil, err
 	}
-	if p.CanShare {
+	if p.CanShare && has.Shares {
 		if p.Shares, err = s.db.FindShareLinks(ctx, store.ShareFilter{WorkspaceID: s.workspaceID(ctx), HandoffID: handoffID}); err != nil {
 			return nil, err
 		}

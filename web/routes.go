@@ -56,10 +56,10 @@ func (s *Server) routes(e *echo.Echo, modelLimit echo.MiddlewareFunc, shareRate 
 	public := e.Group("", csrf, withViewState)
 	s.publicAccountRoutes(public)
 
-	app := e.Group("", csrf, s.requireSession, withViewState, s.withReviewPanel, s.announceChanges)
+	app := e.Group("", detachPageViews, csrf, s.requireSession, withViewState, s.withReviewPanel, s.announceChanges)
 	app.GET("/", s.handleHome)
 	app.POST("/threads", s.handleThreadCreate, editorOnly)
-	app.GET("/t/:id", s.handleThreadShow, s.inThread)
+	app.GET("/t/:id", s.handleThreadShow, s.inThreadPage)
 	app.GET("/archived", s.handleThreadsArchived)
 	app.POST("/t/:id/rename", s.handleThreadRename, editorOnly, s.inThread)
 	app.POST("/t/:id/archive", s.handleThreadArchive, editorOnly, s.inThread)

@@ -53,6 +53,29 @@ func (s *Server) threadIn(c echo.Context, id string) (*store.Thread, error) {
 	return t, nil
 }
 
+// threadPage is what the brainstorm page reads with its thread.
+type threadPage struct {
+	thread *store.Thread
+	ready  store.ReadyState
+}
+
+// threadPageIn is threadIn for the brainstorm page: the thread with its
+// ready state, in one read.
+func (s *Server) threadPageIn(c echo.Context, id string) (threadPage, error) {
+	ws, err := workspaceOf(c)
+	if err != nil {
+		return threadPage{}, err
+	}
+	t, ready, err := s.db.FindThreadWithReadyState(c.Request().Context(), id)
+	if err != nil {
+		return threadPage{}, err
+	}
+	if t.WorkspaceID != ws {
+		return threadPage{}, notInWorkspace("thread", id)
+	}
+	return threadPage{t, ready}, nil
+}
+
 // handoffIn returns handoff id if it belongs to the request's workspace.
 func (s *Server) handoffIn(c echo.Context, id string) (*store.Handoff, error) {
 	ws, err := workspaceOf(c)
@@ -119,12 +142,37 @@ func (s *Server) decisionIn(c echo.Context, id string) (*store.DecisionRecord, e
 func guard[T any](check func(echo.Context, string) (T, error)) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if _, err := check(c, c.Param("id")); err != nil {
+			id := c.Param("id")
+			v, err := check(c, id)
+			if err != nil {
 				return err
 			}
+			c.Set(guardedKey, guardedObject{id: id, v: v})
 			return next(c)
 		}
 	}
+}
+
+// guardedKey is where a guard keeps what it loaded, for its handler.
+const guardedKey = "baton.guarded"
+
+// guardedObject is what a guard loaded for the id in the route.
+type guardedObject struct {
+	id string
+	v  any
+}
+
+// guarded returns what the route's guard loaded for id earlier in this
+// request, or loads it with check when no guard did. Only handlers that
+// change nothing before they use it may call it (page views): one that
+// writes must load the object again to show its change.
+func guarded[T any](c echo.Context, id string, check func(echo.Context, string) (T, error)) (T, error) {
+	if g, ok := c.Get(guardedKey).(guardedObject); ok && g.id == id {
+		if v, ok := g.v.(T); ok {
+			return v, nil
+		}
+	}
+	return check(c, id)
 }
 
 // inThread, inHandoff, inPlan, inSnapshot and inDecision guard routes
@@ -135,3 +183,9 @@ func (s *Server) inHandoff(next echo.HandlerFunc) echo.HandlerFunc  { return gua
 func (s *Server) inPlan(next echo.HandlerFunc) echo.HandlerFunc     { return guard(s.planIn)(next) }
 func (s *Server) inSnapshot(next echo.HandlerFunc) echo.HandlerFunc { return guard(s.snapshotIn)(next) }
 func (s *Server) inDecision(next echo.HandlerFunc) echo.HandlerFunc { return guard(s.decisionIn)(next) }
+
+// inThreadPage is inThread for the brainstorm page, whose handler takes
+// the thread and its ready state from it (guarded).
+func (s *Server) inThreadPage(next echo.HandlerFunc) echo.HandlerFunc {
+	return guard(s.threadPageIn)(next)
+}

@@ -94,10 +94,12 @@ type Server struct {
 	assets   *static.Assets
 	markdown *views.Markdown
 	items    *views.HTMLCache // rendered message items
-	pages    *compressedPages // compressed page segments, by content
-	sessions *sessions.CookieStore
-	auth     *auth
-	version  string
+	// reviewItems are rendered review items, by content (views.Review.Items).
+	reviewItems *views.HTMLCache
+	pages       *compressedPages // compressed page segments, by content
+	sessions    *sessions.CookieStore
+	auth        *auth
+	version     string
 	// publicURL is Config.PublicURL.
 	publicURL string
 	// extractor extracts handoffs; nil asks provider.
@@ -158,6 +160,7 @@ func New(cfg Config) *Server {
 		assets:       static.New(),
 		markdown:     views.NewMarkdown(),
 		items:        views.NewHTMLCache(1024),
+		reviewItems:  views.NewHTMLCache(4096),
 		pages:        newCompressedPages(32 << 20),
 		sessions:     sessions.NewCookieStore(cfg.SessionKey),
 		auth:         newAuth(cfg.Auth, cfg.SessionKey),

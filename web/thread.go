@@ -51,10 +51,11 @@ func (s *Server) handleThreadCreate(c echo.Context) error {
 // still waiting for its reply is shown with a live stream for it.
 func (s *Server) handleThreadShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, err := s.threadIn(c, c.Param("id"))
+	page, err := guarded(c, c.Param("id"), s.threadPageIn)
 	if err != nil {
 		return err
 	}
+	t := page.thread
 	mvs, err := s.threadMessages(ctx, t.ID)
 	if err != nil {
 		return err
@@ -63,10 +64,7 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 	if n := len(mvs); n > 0 && mvs[n-1].Msg.Role == store.RoleUser {
 		pending = mvs[n-1].Msg
 	}
-	ready, err := s.readyState(c, t.ID)
-	if err != nil {
-		return err
-	}
+	ready := s.ready(t.ID, page.ready)
 	handoffs, err := s.threadHandoffs(ctx, t)
 	if err != nil {
 		return err

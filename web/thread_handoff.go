@@ -345,22 +345,16 @@ func (s *Server) cleanupThreadHandoff(ctx context.Context, h *store.ThreadHandof
 
 // threadHandoffs gathers what a thread page shows of its handoffs.
 func (s *Server) threadHandoffs(ctx context.Context, t *store.Thread) (views.ThreadHandoffs, error) {
-	var out views.ThreadHandoffs
-	if in, err := s.db.FindThreadHandoffByChild(ctx, t.ID); err == nil {
-		out.In, out.InHTML = in, s.markdown.Render(in.SummaryMD)
-		if p, err := s.db.FindThreadByID(ctx, in.ParentThreadID); err == nil {
-			out.ParentTitle = p.Title
-		}
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return out, err
+	hs, err := s.db.FindThreadHandoffsOf(ctx, t.ID)
+	if err != nil {
+		return views.ThreadHandoffs{}, err
 	}
-	if last, err := s.db.FindLastThreadHandoff(ctx, t.ID); err == nil {
-		out.Out, out.ChildTitle = last, last.Title
-		if c, err := s.db.FindThreadByID(ctx, last.ChildThreadID); err == nil {
-			out.ChildTitle = c.Title
-		}
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return out, err
+	out := views.ThreadHandoffs{In: hs.In, ParentTitle: hs.ParentTitle, Out: hs.Out, ChildTitle: hs.ChildTitle}
+	if hs.In != nil {
+		out.InHTML = s.markdown.Render(hs.In.SummaryMD)
+	}
+	if hs.Out != nil && out.ChildTitle == "" {
+		out.ChildTitle = hs.Out.Title // the thread it started was deleted
 	}
 	return out, nil
 }

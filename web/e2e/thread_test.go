@@ -273,11 +273,6 @@ func TestSendErrorByComposer(t *testing.T) {
 // TestReviewLabelsAfterRemoveAndAdd removes the first decision and adds
 // one: the labels are D1, D2, D3 again without a reload, not two D3s.
 func TestReviewLabelsAfterRemoveAndAdd(t *testing.T) {
-	// Skipped until issue 12 is finished: under load the page's own htmx
-	// swaps race with the live refresh that team review added (static/live.js),
-	// and the labels sometimes stay stale for more than 10 s. See the issue's
-	// closing note; the labels themselves are covered by web tests.
-	t.Skip("flaky: live refresh vs the page's own swaps (issue 12 open)")
 	ts, db := newServer(t)
 	ctx := context.Background()
 	th, err := db.CreateThread(ctx, store.ThreadCreate{Title: "Labels"})
@@ -308,7 +303,11 @@ func TestReviewLabelsAfterRemoveAndAdd(t *testing.T) {
 		chromedp.Evaluate(`[...document.querySelectorAll('[data-testid="decision"] [data-testid="label"]')].map(e => e.textContent).join(",")`, &labels),
 	)
 	if err != nil {
-		t.Fatalf("browser: %v (labels %q, page problems: %v)", err, labels, b.problems())
+		// What the page shows now, to tell a stale label from a missing item.
+		var state string
+		chromedp.Run(b.ctx, chromedp.Evaluate(`[...document.querySelectorAll('#decisions > li')].map(e => e.id.slice(-4) + ":" +
+			(e.querySelector('[data-testid="label"]') || {}).textContent).join(",") + " live=" + document.body.getAttribute("data-live-applied")`, &state))
+		t.Fatalf("browser: %v (labels %q, page now %s, page problems: %v)", err, labels, state, b.problems())
 	}
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("page problems: %v", p)

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A handoff and its items are read in one statement: the handoff's row
+// and its decisions, files and risks as rows of one shape, told apart by
+// their first column. One statement sees one state of the database, as a
+// read transaction around four queries did, and costs a fourth of it: the
+// review screen reads a handoff on every view.
+//
+// The rows come unsorted: sorting them in SQL costs more than running the
+// four queries did; sortItems puts each kind in order (created_at, id).
+//
+// The shape: kind (0 handoff, 1 decision, 2 file, 3 risk), id, three text
+// columns (a, b, c), source, confidence, message_ids, pinned_message_id,
+// an integer (n), created_at, updated_at and the name of who last changed
+// it. The handoff row puts thread_id, workspace_id and status in a, b and
+// c, its summary in source and its version in n.
+const handoffRowsQuery = `
+	SELECT 0, id, thread_id, workspace_id, status, summary, NULL, '', '', version, created_at, updated_at, ''
+	  FROM handoffs WHERE id = %[1]s
+	UNION ALL
+	SELECT 1, d.id, d.content, '', '', d.source, d.confidence, d.message_ids, COALESCE(d.pinned_message_id, ''),
+	       d.during_planning, d.created_at, d.updated_at, COALESCE(u.name, '')
+	  FROM decisions d LEFT JOIN users u ON u.id = d.updated_by WHERE d.handoff_id = %[1]s
+	UNION ALL
+	SELECT 2, f.id, f.path, f.relevance, f.context, f.source, NULL, f.message_ids, '', 0, f.created_at, f.updated_at, COALESCE(u.name, '')
+	  FROM file_refs f LEFT JOIN users u ON u.id = f.updated_by WHERE f.handoff_id = %[1]s
+	UNION ALL
+	SELECT 3, r.id, r.description, r.severity, r.mitigation, r.source, NULL, r.message_ids, '', 0, r.created_at, r.updated_at, COALESCE(u.name, '')
+	  FROM risks r LEFT JOIN users u ON u.id = r.updated_by WHERE r.handoff_id = %[1]s`
+
+// Handoff rows by the handoff's id and by its thread's.
+var (
+	handoffRowsByID     = fmt.Sprintf(handoffRowsQuery, `?`)
+	handoffRowsByThread = fmt.Sprintf(handoffRowsQuery, `(SELECT id FROM handoffs WHERE thread_id = ?)`)
+)
+
+// findHandoffRows reads a handoff and its items with q, one of the
+// queries above, which takes arg four times. what names the handoff in
+// errors.
+func (db *DB) findHandoffRows(ctx context.Context, q, arg, what string) (*Handoff, error) {
+	rows, err := db.readRows(ctx, q, arg, arg, arg, arg)
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", what, err)
+	}
+	defer rows.Close()
+	var h *Handoff
+	for rows.Next() {
+		var (
+			kind                       int
+			id, a, b, c, source        string
+			conf                       sql.NullFloat64
+			ids, pinned                string
+			n                          int
+			created, updated, changeBy string
+		)
+		if err := rows.Scan(&kind, &id, &a, &b, &c, &source, &conf, &ids, &pinned, &n, &created, &updated, &changeBy); err != nil {
+			return nil, fmt.Errorf("find %s: %w", what, err)
+		}
+		if kind == 0 {
+			h = &Handoff{ID: id, ThreadID: a, WorkspaceID: b, Status: HandoffStatus(c), Summary: source, Version: n,
+				CreatedAt: parseStoredTime(created), UpdatedAt: parseStoredTime(updated)}
+			continue
+		}
+		if h == nil {
+			break // items of a handoff deleted since: none
+		}
+		switch kind {
+		case 1:
+			d := &Decision{ID: id, HandoffID: h.ID, Content: a, Source: Source(source),
+				MessageIDs: decodeIDs(ids), PinnedMessageID: pinned, DuringPlanning: n != 0,
+				CreatedAt: parseStoredTime(created), UpdatedAt: parseStoredTime(updated), UpdatedBy: changeBy}
+			if conf.Valid {
+				d.Confidence = &conf.Float64
+			}
+			h.Decisions = append(h.Decisions, d)
+		case 2:
+			h.Files = append(h.Files, &FileRef{ID: id, HandoffID: h.ID, Path: a, Relevance: Level(b), Context: c, Source: Source(source),
+				MessageIDs: decodeIDs(ids), CreatedAt: parseStoredTime(created), UpdatedAt: parseStoredTime(updated), UpdatedBy: changeBy})
+		case 3:
+			h.Risks = append(h.Risks, &Risk{ID: id, HandoffID: h.ID, Description: a, Severity: Level(b), Mitigation: c, Source: Source(source),
+				MessageIDs: decodeIDs(ids), CreatedAt: parseStoredTime(created), UpdatedAt: parseStoredTime(updated), UpdatedBy: changeBy})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find %s: %w", what, err)
+	}
+	if h == nil {
+		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	sortItems(h.Decisions, func(d *Decision) (time.Time, string) { return d.CreatedAt, d.ID })
+	sortItems(h.Files, func(f *FileRef) (time.Time, string) { return f.CreatedAt, f.ID })
+	sortItems(h.Risks, func(r *Risk) (time.Time, string) { return r.CreatedAt, r.ID })
+	for i, d := range h.Decisions {
+		d.Label = "D" + strconv.Itoa(i+1)
+	}
+	return h, nil
+}
+
+// sortItems sorts items by creation time, then id: the order of the
+// review screen and of the labels D1, D2….
+func sortItems[T any](items []T, key func(T) (time.Time, string)) {
+	slices.SortFunc(items, func(a, b T) int {
+		ta, ia := key(a)
+		tb, ib := key(b)
+		if c := ta.Compare(tb); c != 0 {
+			return c
+		}
+		return strings.Compare(ia, ib)
+	})
+}
+
+// parseStoredTime is parseTime for the fixed-width timeFormat
+// ("2006-01-02T15:04:05.000000000Z"), without time.Parse's generality; any
+// other text goes to parseTime.
+func parseStoredTime(s string) time.Time {
+	if len(s) != len(timeFormat) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
+		return parseTime(s)
+	}
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for _, c := range []byte(s[from:to]) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	year, ok1 := num(0, 4)
+	month, ok2 := num(5, 7)
+	day, ok3 := num(8, 10)
+	hour, ok4 := num(11, 13)
+	minute, ok5 := num(14, 16)
+	sec, ok6 := num(17, 19)
+	nsec, ok7 := num(20, 29)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || sec > 59 {
+		return parseTime(s)
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+}
