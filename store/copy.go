@@ -262,3 +262,25 @@ func quoteAll(names []string) []string {
 	}
 	return out
 }
+
+// TableCounts returns the number of rows of every table of Baton's schema
+// (the engine's own tables and full-text indexes aside), by table name.
+func (db *DB) TableCounts(ctx context.Context) (map[string]int, error) {
+	list := sqliteTables
+	if db.eng == enginePostgres {
+		list = postgresTables
+	}
+	tables, err := list(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(tables))
+	for name := range tables {
+		var n int
+		if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+quoteIdent(name)).Scan(&n); err != nil {
+			return nil, fmt.Errorf("count %s: %w", name, err)
+		}
+		out[name] = n
+	}
+	return out, nil
+}
