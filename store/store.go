@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,7 +40,7 @@ type DB struct {
 	eng   engine
 	write *pool
 	read  *pool
-	now   func() time.Time
+	clock atomic.Pointer[func() time.Time] // see now and SetClock
 
 	defaultWorkspace string
 	// stmts caches prepared statements of the hottest reads: the driver
@@ -76,7 +77,8 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // if needed. It applies migrations and makes sure a default workspace
 // exists. Errors name the database (never a password).
 func OpenWith(ctx context.Context, dsn string, opts Options) (_ *DB, err error) {
-	db := &DB{path: dsn, now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{path: dsn}
+	db.SetClock(func() time.Time { return time.Now().UTC() })
 	if IsPostgresURL(dsn) {
 		db.eng = enginePostgres
 		db.path = redactURL(dsn)
@@ -302,7 +304,12 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) DefaultWorkspaceID() string { return db.defaultWorkspace }
 
 // SetClock replaces the clock; tests use it for ordering and time stamps.
-func (db *DB) SetClock(now func() time.Time) { db.now = now }
+// Background work (a shared database's job heartbeat) may read the clock
+// while a test sets it.
+func (db *DB) SetClock(now func() time.Time) { db.clock.Store(&now) }
+
+// now is the store's clock.
+func (db *DB) now() time.Time { return (*db.clock.Load())() }
 
 // inTx runs fn in a write transaction, committing if it returns nil.
 // On PostgreSQL it runs serializable, as if alone, like SQLite's single
