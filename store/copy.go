@@ -32,14 +32,14 @@ func CopyDatabase(ctx context.Context, src, dst *DB) (*CopyReport, error) {
 	if src.eng != engineSQLite || dst.eng != enginePostgres {
 		return nil, Errorf(EINVALID, "Copy from a SQLite file to a PostgreSQL database (got %s to %s).", src.eng, dst.eng)
 	}
-	tables, err := postgresTables(ctx, dst)
+	tables, err := tableColumns(ctx, dst)
 	if err != nil {
 		return nil, err
 	}
 	if err := refuseNonEmpty(ctx, dst, tables); err != nil {
 		return nil, err
 	}
-	srcTables, err := sqliteTables(ctx, src)
+	srcTables, err := tableColumns(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -101,38 +101,24 @@ func CopyDatabase(ctx context.Context, src, dst *DB) (*CopyReport, error) {
 	return report, nil
 }
 
-// postgresTables lists the target's tables and their columns (generated
-// columns, which PostgreSQL computes, left out), goose's own table aside.
-func postgresTables(ctx context.Context, db *DB) (map[string][]string, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT c.table_name, c.column_name FROM information_schema.columns c
+// tableColumns lists db's tables and their columns, in order, leaving out
+// the engine's own tables, goose's, SQLite's full-text indexes and
+// PostgreSQL's generated columns (each engine keeps its own index).
+func tableColumns(ctx context.Context, db *DB) (map[string][]string, error) {
+	q := `SELECT m.name, p.name FROM sqlite_schema m, pragma_table_info(m.name) p
+		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name <> 'goose_db_version'
+		  AND m.sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND m.name NOT LIKE '%_fts_%'
+		ORDER BY m.name, p.cid`
+	if db.eng == enginePostgres {
+		q = `SELECT c.table_name, c.column_name FROM information_schema.columns c
 		JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
 		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
 		  AND c.is_generated = 'NEVER' AND c.table_name <> 'goose_db_version'
-		ORDER BY c.table_name, c.ordinal_position`)
-	if err != nil {
-		return nil, fmt.Errorf("list the target's tables: %w", err)
+		ORDER BY c.table_name, c.ordinal_position`
 	}
-	defer rows.Close()
-	out := map[string][]string{}
-	for rows.Next() {
-		var t, c string
-		if err := rows.Scan(&t, &c); err != nil {
-			return nil, err
-		}
-		out[t] = append(out[t], c)
-	}
-	return out, rows.Err()
-}
-
-// sqliteTables lists the source's tables and columns, leaving out SQLite's
-// own, goose's, and the full-text indexes (PostgreSQL keeps its own).
-func sqliteTables(ctx context.Context, db *DB) (map[string][]string, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT m.name, p.name FROM sqlite_schema m, pragma_table_info(m.name) p
-		WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name <> 'goose_db_version'
-		  AND m.sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND m.name NOT LIKE '%_fts_%'
-		ORDER BY m.name, p.cid`)
+	rows, err := db.read.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list the source's tables: %w", err)
+		return nil, fmt.Errorf("list the tables of %s: %w", db.path, err)
 	}
 	defer rows.Close()
 	out := map[string][]string{}
@@ -266,11 +252,7 @@ func quoteAll(names []string) []string {
 // TableCounts returns the number of rows of every table of Baton's schema
 // (the engine's own tables and full-text indexes aside), by table name.
 func (db *DB) TableCounts(ctx context.Context) (map[string]int, error) {
-	list := sqliteTables
-	if db.eng == enginePostgres {
-		list = postgresTables
-	}
-	tables, err := list(ctx, db)
+	tables, err := tableColumns(ctx, db)
 	if err != nil {
 		return nil, err
 	}

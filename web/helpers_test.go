@@ -104,6 +104,14 @@ func newBareApp(t *testing.T, cfg web.Config) *testApp {
 	t.Helper()
 	db := storetest.MustOpen(t)
 	cfg.DB = db
+	return serveApp(t, db, cfg)
+}
+
+// serveApp starts the real router on cfg.DB (db is the *store.DB under
+// it), filling in Logger, SessionKey (the one every instance shares) and
+// Version.
+func serveApp(t *testing.T, db *store.DB, cfg web.Config) *testApp {
+	t.Helper()
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	cfg.SessionKey = []byte("0123456789abcdef0123456789abcdef")
 	cfg.Version = "test"
@@ -113,7 +121,7 @@ func newBareApp(t *testing.T, cfg web.Config) *testApp {
 	ts.Config = srv.HTTPServer("")
 	ts.Start()
 	// Cleanups run last-in first-out: stop running replies, then close the
-	// server (which waits for handlers), then the database (MustOpen's).
+	// server (which waits for handlers), then the database (opened before).
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

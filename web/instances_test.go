@@ -3,9 +3,7 @@ package web_test
 import (
 	"bufio"
 	"context"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -31,26 +29,10 @@ func startInstance(t *testing.T, dbURL string, cfg web.Config) *testApp {
 	}
 	t.Cleanup(func() { db.Close() })
 	cfg.DB = db
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	cfg.SessionKey = []byte("0123456789abcdef0123456789abcdef")
-	cfg.Version = "test"
 	if cfg.Provider == nil {
 		cfg.Provider = offline.New()
 	}
-	wire(&cfg)
-	srv := web.New(cfg)
-	ts := httptest.NewUnstartedServer(srv)
-	ts.Config = srv.HTTPServer("")
-	ts.Start()
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-	})
-	return &testApp{t: t, DB: db, Srv: srv, TS: ts, Client: newClient(t, ts)}
+	return serveApp(t, db, cfg)
 }
 
 // onInstance sends a request of browser, signed in on one instance, to

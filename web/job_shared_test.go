@@ -2,9 +2,7 @@ package web_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -61,29 +59,13 @@ func newInstance(t *testing.T, open sharedDB, name string, cfg web.Config) *test
 	st, db := open(t)
 	cfg.DB = st
 	cfg.InstanceID = name
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	cfg.SessionKey = []byte("0123456789abcdef0123456789abcdef")
-	cfg.Version = "test"
 	if cfg.ModelRate == 0 {
 		cfg.ModelRate = 100
 	}
 	if cfg.JobHeartbeat == 0 {
 		cfg.JobHeartbeat = 20 * time.Millisecond
 	}
-	wire(&cfg)
-	srv := web.New(cfg)
-	ts := httptest.NewUnstartedServer(srv)
-	ts.Config = srv.HTTPServer("")
-	ts.Start()
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown %s: %v", name, err)
-		}
-	})
-	a := &testApp{t: t, DB: db, Srv: srv, TS: ts, Client: newClient(t, ts)}
+	a := serveApp(t, db, cfg)
 	owner, err := db.FindUserByEmail(context.Background(), "ana@example.com")
 	if err != nil {
 		owner = a.setUp()
