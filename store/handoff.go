@@ -73,9 +73,10 @@ type Handoff struct {
 	UpdatedAt   time.Time
 
 	// Filled by FindHandoffByID and FindHandoffByThread.
-	Decisions []*Decision
-	Files     []*FileRef
-	Risks     []*Risk
+	ThreadTitle string // its thread's title, as read with it
+	Decisions   []*Decision
+	Files       []*FileRef
+	Risks       []*Risk
 }
 
 // Decision is something the team decided.

@@ -115,6 +115,9 @@ func readHandoffInTx(t *testing.T, db *DB, id string) *Handoff {
 	if err := findItems(ctx, tx, h); err != nil {
 		t.Fatal(err)
 	}
+	if err := tx.QueryRowContext(ctx, `SELECT title FROM threads WHERE id = ?`, h.ThreadID).Scan(&h.ThreadTitle); err != nil {
+		t.Fatal(err)
+	}
 	return h
 }
 

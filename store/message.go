@@ -231,10 +231,19 @@ func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*M
 // ID, ThreadID, Role, Status and Pinned filled: enough to tell what changed
 // since a page was rendered, at a fraction of the cost of FindMessages.
 func (db *DB) FindMessageHeads(ctx context.Context, threadID string) ([]*Message, error) {
+	// Role and status come as numbers (their CHECK constraints list every
+	// value): the driver copies every text value it returns, and a page
+	// view reads every message's head.
 	heads, err := scanAll(func(s scanner) (*Message, error) {
 		m := &Message{ThreadID: threadID}
-		return m, s.Scan(&m.ID, &m.Role, &m.Status, &m.Pinned)
-	})(db.readRows(ctx, `SELECT id, role, status, pinned FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID))
+		var role, status int
+		err := s.Scan(&m.ID, &role, &status, &m.Pinned)
+		m.Role = [...]Role{RoleUser, RoleAssistant}[role]
+		m.Status = [...]MessageStatus{StatusComplete, StatusStopped, StatusFailed}[status]
+		return m, err
+	})(db.readRows(ctx, `SELECT id, CASE role WHEN 'user' THEN 0 ELSE 1 END,
+		CASE status WHEN 'complete' THEN 0 WHEN 'stopped' THEN 1 ELSE 2 END, pinned
+		FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID))
 	if err != nil {
 		return nil, fmt.Errorf("find message heads: %w", err)
 	}

@@ -183,10 +183,7 @@ func (s *Server) review(c echo.Context, h *store.Handoff) (views.Review, error) 
 	if h.Status == store.HandoffFrozen {
 		r.Editing = "" // frozen is read-only until "Edit a new draft"
 	}
-	var err error
-	if r.Thread, err = s.db.FindThreadByID(ctx, h.ThreadID); err != nil {
-		return r, err
-	}
+	r.Thread = &store.Thread{ID: h.ThreadID, WorkspaceID: h.WorkspaceID, Title: h.ThreadTitle}
 	has, err := s.presence(c, h.ID) // only the lists that have rows
 	if err != nil {
 		return r, err
