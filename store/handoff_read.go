@@ -80,8 +80,10 @@ func (db *DB) findHandoffRows(ctx context.Context, q, arg, what string) (*Handof
 	var h *Handoff
 	// The scan targets live outside the loop: Scan takes their addresses,
 	// so declared inside it they would be allocated again for every row.
+	// Integers scan into int64, which database/sql assigns as it is; an
+	// int would go through a string.
 	var (
-		kind, n          int
+		kind, n          int64
 		key, a, b, c, by string
 		conf             sql.NullFloat64
 	)
@@ -91,7 +93,7 @@ func (db *DB) findHandoffRows(ctx context.Context, q, arg, what string) (*Handof
 		}
 		k := splitRowKey(key)
 		if kind == 0 {
-			h = &Handoff{ID: k.id, ThreadID: k.pinned, WorkspaceID: k.ids, Status: HandoffStatus(k.source), Summary: a, ThreadTitle: b, Version: n,
+			h = &Handoff{ID: k.id, ThreadID: k.pinned, WorkspaceID: k.ids, Status: HandoffStatus(k.source), Summary: a, ThreadTitle: b, Version: int(n),
 				CreatedAt: parseStoredTime(k.created), UpdatedAt: parseStoredTime(k.updated)}
 			continue
 		}

@@ -236,7 +236,7 @@ func (db *DB) FindMessageHeads(ctx context.Context, threadID string) ([]*Message
 	// view reads every message's head.
 	heads, err := scanAll(func(s scanner) (*Message, error) {
 		m := &Message{ThreadID: threadID}
-		var role, status int
+		var role, status int64 // database/sql assigns an int64 as it is; an int goes through a string
 		err := s.Scan(&m.ID, &role, &status, &m.Pinned)
 		m.Role = [...]Role{RoleUser, RoleAssistant}[role]
 		m.Status = [...]MessageStatus{StatusComplete, StatusStopped, StatusFailed}[status]
