@@ -33,7 +33,7 @@ func newAuthFixture(tb testing.TB) *authFixture {
 	db := storetest.MustOpen(tb)
 	f := &authFixture{t: tb, db: db, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), ws: db.DefaultWorkspaceID()}
 	db.SetClock(func() time.Time { return f.now })
-	f.srv = New(Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler),
+	f.srv = newTestServer(tb, Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler),
 		SessionKey: []byte("0123456789abcdef0123456789abcdef"), Auth: AuthConfig{Clock: func() time.Time { return f.now }}})
 	whoami := func(c echo.Context) error {
 		p := principalOf(c)
@@ -262,4 +262,19 @@ func benchAuth(b *testing.B, f *authFixture, mw echo.MiddlewareFunc, prepare fun
 		// wall time on a shared machine overstates.
 		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	}
+}
+
+// newTestServer is New(cfg) shut down when the test ends: on a shared
+// database (PostgreSQL) a server runs listeners and heartbeats until then.
+func newTestServer(tb testing.TB, cfg Config) *Server {
+	tb.Helper()
+	s := New(cfg)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			tb.Errorf("Shutdown: %v", err)
+		}
+	})
+	return s
 }

@@ -61,7 +61,7 @@ func memberToken(t *testing.T, db *store.DB, ws, email string, role store.Member
 // and MCP alike.
 func TestCallerScopes(t *testing.T) {
 	db := storetest.MustOpen(t)
-	s := New(Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler), SessionKey: make([]byte, 32)})
+	s := newTestServer(t, Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler), SessionKey: make([]byte, 32)})
 	other := storetest.SeedWorkspace(t, db, "Other")
 	ctx := context.Background()
 	mine := &store.BlackboardEntry{Type: store.EntryWarning, Summary: "Default workspace only", AgentID: "a"}
@@ -197,7 +197,7 @@ func TestCallerWithoutAuthentication(t *testing.T) {
 	}
 
 	db := storetest.MustOpen(t)
-	s := New(Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler), SessionKey: make([]byte, 32)})
+	s := newTestServer(t, Config{DB: db, Provider: offline.New(), Logger: slog.New(slog.DiscardHandler), SessionKey: make([]byte, 32)})
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
 	req.Header.Set("Content-Type", "application/json")
