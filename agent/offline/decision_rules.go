@@ -22,9 +22,6 @@ var (
 	hedgeCues = cues(`or_not want_that do_you would_you should_we should_i`)
 	// parenRE is a parenthetical remark.
 	parenRE = regexp.MustCompile(`\s+\([^()]*\)`)
-	// labelLeadRE is a short label opening a sentence ("Cleaner:", "For
-	// your SEO worry:", "Rotation:").
-	labelLeadRE = regexp.MustCompile(`^[^:.;!?]{1,40}:\s+`)
 	// pronounLeadRE opens an opinion rather than the thing itself.
 	pronounLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
 	// controlRE is a user's reply that steers the conversation rather
@@ -121,7 +118,7 @@ func replyEchoes(t *transcript, i int) bool {
 // closed: if clamd can't be reached, the upload is rejected …"): the reply
 // takes that answer on board and states it in full.
 func echoesAnswer(t *transcript, i int, s sentence) bool {
-	m := labelLeadRE.FindString(s.lower)
+	m := labelLead(s.lower)
 	if m == "" || !isLabel(m) {
 		return false
 	}
@@ -148,7 +145,7 @@ func statement(s string) string {
 			s = s[len(m):]
 			lc = lc[len(m):]
 		}
-		if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) {
+		if m := labelLead(lc); m != "" && isLabel(s[:len(m)]) {
 			s = s[len(m):]
 			lc = lc[len(m):]
 		}
@@ -237,6 +234,36 @@ func expandTerse(terse, support string, want tokenSet) string {
 	return tidy(terse) + ": " + lowerFirst(tidy(firstWords(body, 20)))
 }
 
+// labelLead returns the short label opening a sentence ("Cleaner: ",
+// "For your SEO worry: ", "Rotation: "): one to forty characters, none of
+// them ":.;!?", then a colon and the spaces after it; "" when s opens with
+// none.
+func labelLead(s string) string {
+	n := 0
+	for i, r := range s {
+		switch r {
+		case '.', ';', '!', '?':
+			return ""
+		case ':':
+			if n == 0 {
+				return ""
+			}
+			end := i + 1
+			for end < len(s) && (s[end] == ' ' || s[end] == '\t' || s[end] == '\n' || s[end] == '\f' || s[end] == '\r') {
+				end++
+			}
+			if end == i+1 {
+				return ""
+			}
+			return s[:end]
+		}
+		if n++; n > 40 {
+			return ""
+		}
+	}
+	return ""
+}
+
 // isLabel reports whether the text before a colon reads as a short label
 // ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
 // the start of an instruction ("Use table-layout").
@@ -245,7 +272,7 @@ func isLabel(s string) bool {
 		return false
 	}
 	// "Use table-layout: fixed": a verb and its object, not a label.
-	if words(s) >= 2 && imperRE.MatchString(strings.ToLower(s)) {
+	if words(s) >= 2 && imperative(strings.ToLower(s)) {
 		return false
 	}
 	for w := range strings.FieldsSeq(s) {

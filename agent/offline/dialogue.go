@@ -195,13 +195,13 @@ func parseProposals(t *transcript, j int) []proposal {
 // what to do, as an imperative ("Treat the password as compromised and
 // rotate it"), after any acknowledgement or label ("OK — use …").
 func proposesInProse(s sentence) bool {
-	if imperRE.MatchString(s.lower) {
+	if imperative(s.lower) {
 		return true
 	}
 	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && !ackRE.MatchString(s.lower) {
 		return false // nothing for statement to strip before the verb
 	}
-	return imperRE.MatchString(strings.ToLower(statement(s.plain)))
+	return imperative(strings.ToLower(statement(s.plain)))
 }
 
 // pathTitle returns the words that name a file at lower-cased path p: the
@@ -243,7 +243,7 @@ func itemTitle(raw, plain string) (string, string) {
 		return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
 	}
 	lc := strings.ToLower(plain)
-	if m := labelLeadRE.FindString(lc); m != "" {
+	if m := labelLead(lc); m != "" {
 		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain[:len(m)]), ":"))
 		if looksLikeFile(strings.Trim(head, "`")) || isLabel(head) && words(head) <= 4 {
 			return head, strings.TrimSpace(plain[len(m):])
@@ -283,7 +283,7 @@ const keepWhole = 20
 // how things are or what could go wrong.
 func actionable(text string) bool {
 	lc := strings.ToLower(text)
-	if imperRE.MatchString(lc) {
+	if imperative(lc) {
 		return true
 	}
 	return !isStatement(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
@@ -316,8 +316,8 @@ func isStatement(lc string) bool {
 // isFact reports whether a user's clause only states how things are
 // ("acme-7 is enterprise"), with no verdict that would make it a choice.
 func isFact(lc string) bool {
-	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
-	return isStatement(body) && !evaluation.match(body) && !imperRE.MatchString(body) ||
+	body := strings.TrimSpace(unlead(leadRE, lc))
+	return isStatement(body) && !evaluation.match(body) && !imperative(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
 
@@ -374,7 +374,7 @@ func optionPicks(lc string, props []proposal) []string {
 // or more that says what a thing is ("sweeper", "redis"), not what is done.
 func sharesWord(a, b tokenSet) bool {
 	for w := range a {
-		if _, ok := b[w]; ok && len(w) >= 4 && !genericWords[w] && !imperRE.MatchString(w) {
+		if _, ok := b[w]; ok && len(w) >= 4 && !genericWords[w] && !imperative(w) {
 			return true
 		}
 	}
@@ -415,11 +415,11 @@ func echoItem(lc string, props []proposal) int {
 // HS256", "in-process is fine").
 func enoughSaid(content, lc string) bool {
 	n := len(tokens(strings.ToLower(content)))
-	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	body := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
 	case n >= 3:
 		return true
-	case n == 2 && (imperRE.MatchString(body) || strings.HasPrefix(body, "no ")):
+	case n == 2 && (imperative(body) || strings.HasPrefix(body, "no ")):
 		return true
 	}
 	return n >= 1 && strongShortRE.MatchString(lc)
@@ -476,7 +476,7 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 			continue
 		}
 		head, alt, _ := strings.Cut(strings.TrimSuffix(q, "?"), " or ")
-		hw := strings.Fields(strings.TrimSpace(askLeadRE.ReplaceAllString(head, "")))
+		hw := strings.Fields(strings.TrimSpace(unlead(askLeadRE, head)))
 		n := len(strings.Fields(alt))
 		if n >= len(hw) {
 			continue // no proposition left before the alternatives
@@ -649,8 +649,8 @@ func isPureAcceptance(lc string) bool {
 		return true
 	}
 	if words(lc) <= 6 && acceptCuesAny.match(lc) {
-		rest := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
-		rest = strings.TrimSpace(trailRE.ReplaceAllString(rest, ""))
+		rest := strings.TrimSpace(unlead(leadRE, lc))
+		rest = strings.TrimSpace(untrail(rest))
 		return len(tokens(rest)) == 0 || acceptRE.MatchString(rest)
 	}
 	return false
@@ -707,7 +707,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				// "no Redis" turns down what was offered; "ok, but skip the
 				// sweeper" accepts the rest. A refusal of nothing on offer
 				// after a yes ("ok, no global retries") is a decision.
-				body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+				body := strings.TrimSpace(unlead(leadRE, lc))
 				if isRejection(lc) || body != lc && isRejection(body) {
 					set := newTokenSet(body)
 					hit := false
@@ -884,7 +884,7 @@ var isAreRE = regexp.MustCompile(`(?i)^([^,;:]{2,40}?) (?:is|are) (?:(?:still|al
 // clauses come back as they are.
 func resolveIt(c, before string) string {
 	m := pronounObjRE.FindStringSubmatch(strings.TrimSpace(c))
-	if m == nil || !imperRE.MatchString(strings.ToLower(m[1])) || controlRE.MatchString(strings.ToLower(c)) {
+	if m == nil || !imperative(strings.ToLower(m[1])) || controlRE.MatchString(strings.ToLower(c)) {
 		return c
 	}
 	loc := isAreRE.FindStringSubmatchIndex(before)

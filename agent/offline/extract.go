@@ -141,7 +141,6 @@ var (
 	needRE       = `^we (?:also |still )?need (?:a|an|the)\b`
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great`)
-	imperRE      = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
 	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
@@ -151,9 +150,60 @@ var (
 	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
 
+// imperVerbs are the verbs that open an instruction ("add a cap", "use
+// HS256"); imperPhrases the same of two words.
+var (
+	imperVerbs = wordSet(`add use keep put remove delete drop make move switch rotate memoize memoise store return handle show
+		run split cap set enable disable deploy ship warn log leave update virtualise virtualize roll
+		support create expose apply treat merge replace alert throttle retry limit route send mark include
+		exclude print document migrate encrypt pin cache index validate check wrap stream emit generate
+		rename extract resolve redirect require reject accept block schedule batch hash sign stay prefer`)
+	imperPhrases = []string{"fall back", "go for"}
+)
+
+// imperative reports whether lower-cased text opens with a verb that
+// instructs ("add …", "fall back to …"), as a whole word.
+func imperative(lc string) bool {
+	end := 0
+	for end < len(lc) && isREWordByte(lc[end]) {
+		end++
+	}
+	if imperVerbs[lc[:end]] && end > 0 {
+		return true
+	}
+	for _, p := range imperPhrases {
+		if strings.HasPrefix(lc, p) && (len(lc) == len(p) || !isREWordByte(lc[len(p)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// isREWordByte reports whether b is a word character as regexp's \b reads
+// it: an ASCII letter, digit or underscore.
+func isREWordByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
 // terseWords is how many content words an answer has at most to count as
 // terse: the assistant's sentence it accepts says it in full.
 const terseWords = 7
+
+// trailEnds are the words trailRE can end with, before any "." or "!".
+var trailEnds = []string{"yes", "is", "fine", "then", "please", "agreed", "good", "works", "now", "ok", "sure", "all", "instead"}
+
+// untrail returns s without the agreement trailRE finds at its end ("…,
+// yes", "… for now"). It tries the pattern only when s ends with one of its
+// words: unanchored at the start, it is slow to fail.
+func untrail(s string) string {
+	end := strings.TrimRight(s, ".!")
+	for _, w := range trailEnds {
+		if strings.HasSuffix(end, w) {
+			return trailRE.ReplaceAllString(s, "")
+		}
+	}
+	return s
+}
 
 // isQuestion reports whether lower-cased text asks rather than states: it
 // ends with a question mark or opens with a hedge ("maybe", "not sure").
@@ -219,7 +269,7 @@ func userClauses(s string) []string {
 			continue
 		}
 		// "Rotate, no history rewrite": what is taken, then what is not.
-		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(leadRE.ReplaceAllString(lc[:loc[0]], "")))) > 0 {
+		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(unlead(leadRE, lc[:loc[0]])))) > 0 {
 			out = append(out, c[:loc[0]], c[loc[0]+2:])
 			continue
 		}
@@ -231,11 +281,11 @@ func userClauses(s string) []string {
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
-	unled := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	unled := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
 	case explicitCues.match(lc) || explicitRE.MatchString(lc):
 		conf = 0.9
-	case imperRE.MatchString(unled):
+	case imperative(unled):
 		conf = 0.75
 	case impliedCues.match(lc):
 		conf = 0.6
@@ -249,8 +299,8 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if controlRE.MatchString(unled) {
 		return nil
 	}
-	body := strings.TrimSpace(letsRE.ReplaceAllString(unled, ""))
-	body = strings.TrimSpace(trailRE.ReplaceAllString(body, ""))
+	body := strings.TrimSpace(unlead(letsRE, unled))
+	body = strings.TrimSpace(untrail(body))
 	content := cutLike(c, body)
 
 	// "option 2", "(b)", "go with 1": the option of the assistant's list.
@@ -424,7 +474,7 @@ func supportRank(s sentence) int {
 	if s.bullet {
 		r++
 	}
-	if imperRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(statement(s.lower), ""))) {
+	if imperative(strings.TrimSpace(unlead(leadRE, statement(s.lower)))) {
 		r += 2
 	}
 	return r
@@ -434,7 +484,7 @@ func supportRank(s sentence) int {
 // transcript (said in at most a third of its messages).
 func sharesDistinctive(a, b tokenSet, t *transcript) bool {
 	for w := range a {
-		if len(w) >= 3 && t.docFreq(w)*3 <= len(t.msgs)+2 && echoes(b, w) {
+		if len(w) >= 3 && echoes(b, w) && t.docFreq(w)*3 <= len(t.msgs)+2 {
 			return true
 		}
 	}
@@ -461,15 +511,22 @@ var (
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
 	lowCues    = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
-	riskLeadRE = regexp.MustCompile(`(?i)^((?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:also|safety|watch out|careful)(?:[:,.]|\s[—–])\s+|(?:[^.:;,]{0,40}?\b)?(i'm|i am|we're|we are) (just |a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
+	// riskLeadRE and the two patterns after it, tried in turn, are the
+	// lead that announces a concern: "Note:", "Also —"; "I'm worried
+	// that"; "My worry is", "The catch is", "One risk:".
+	riskLeadRE     = regexp.MustCompile(`(?i)^(?:(?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:also|safety|watch out|careful)(?:[:,.]|\s[—–])\s+)\s*`)
+	riskLeadFeelRE = regexp.MustCompile(`(?i)^(?:[^.:;,]{0,40}?\b)?(?:i'm|i am|we're|we are) (?:just |a bit |really |quite |also )?(?:worried|nervous|concerned|afraid)(?: about the fact)?(?: that)?\s*`)
+	riskLeadNameRE = regexp.MustCompile(`(?i)^(?:my (?:main )?(?:worry|concern) is(?: that)?|(?:one|the|a|another) (?:catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (?:here |with [^ ]+ )?is(?: that)?|one risk is(?: that)?|i'll say it once and then drop it:)\s*`)
 )
 
 // cueList is a set of phrases matched at word boundaries; a phrase ending
 // in "*" also matches longer words ("leak*" matches "leaks"). Phrases are
 // indexed by their first two bytes, so that matching reads the text once,
-// trying at each word only the phrases that can start there.
+// trying at each word only the phrases that can start there; a bitmap of
+// those two-byte starts spares the map look-up at most words.
 type cueList struct {
-	byStart map[string][]cue
+	byStart map[uint16][]cue
+	starts  *[1 << 16 / 64]uint64
 	short   []cue // phrases of one byte
 }
 
@@ -481,7 +538,7 @@ type cue struct {
 
 // cues makes a cueList from space-separated phrases, "_" standing for a space.
 func cues(s string) cueList {
-	c := cueList{byStart: map[string][]cue{}}
+	c := cueList{byStart: map[uint16][]cue{}, starts: new([1 << 16 / 64]uint64)}
 	for p := range strings.FieldsSeq(s) {
 		p = strings.ReplaceAll(p, "_", " ")
 		k := cue{text: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")}
@@ -489,7 +546,9 @@ func cues(s string) cueList {
 			c.short = append(c.short, k)
 			continue
 		}
-		c.byStart[k.text[:2]] = append(c.byStart[k.text[:2]], k)
+		key := uint16(k.text[0])<<8 | uint16(k.text[1])
+		c.byStart[key] = append(c.byStart[key], k)
+		c.starts[key/64] |= 1 << (key % 64)
 	}
 	return c
 }
@@ -501,9 +560,11 @@ func (c cueList) match(lower string) bool {
 			continue // not the start of a word ("tuned" in "fine-tuned")
 		}
 		if i+1 < len(lower) {
-			for _, k := range c.byStart[lower[i:i+2]] {
-				if c.at(lower, i, k) {
-					return true
+			if key := uint16(lower[i])<<8 | uint16(lower[i+1]); c.starts[key/64]&(1<<(key%64)) != 0 {
+				for _, k := range c.byStart[key] {
+					if c.at(lower, i, k) {
+						return true
+					}
 				}
 			}
 		}
@@ -553,7 +614,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			text := s.plain
 			if isDownside {
 				text = downside
-			} else if riskWeakRE.MatchString(s.lower) || words(riskLeadRE.ReplaceAllString(text, "")) < 5 {
+			} else if riskWeakRE.MatchString(s.lower) || words(stripRiskLead(text)) < 5 {
 				if k+1 >= len(ss) {
 					continue
 				}

@@ -27,8 +27,14 @@ var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
 	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net`)
 
-// fileCutRE separates candidate paths inside a line.
-var fileCutRE = regexp.MustCompile("[\\s`,;()<>\"'{}=|]+")
+// isFileCut reports whether r separates candidate paths inside a line.
+func isFileCut(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\f', '\r', '`', ',', ';', '(', ')', '<', '>', '"', '\'', '{', '}', '=', '|':
+		return true
+	}
+	return false
+}
 
 // fileNegRE marks a clause saying the work leaves a file alone.
 var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
@@ -72,7 +78,7 @@ func findFiles(sents []sentence) []fileMention {
 		}
 		for _, clause := range clauses {
 			neg, negKnown := false, false
-			for _, cand := range fileCutRE.Split(clause, -1) {
+			for _, cand := range strings.FieldsFunc(clause, isFileCut) {
 				if i := strings.Index(cand, "::"); i > 0 {
 					cand = cand[:i]
 				}

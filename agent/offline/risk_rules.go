@@ -70,7 +70,7 @@ func isMitigation(lower string) bool {
 // it: an acknowledgement ("Agreed —"), a known lead ("The catch is") or a
 // short lead-in naming the concern ("The flip side is the real issue:").
 func riskLead(s string) string {
-	s = riskLeadRE.ReplaceAllString(s, "")
+	s = stripRiskLead(s)
 	lc := strings.ToLower(s)
 	if strings.Contains(lc, "mean") {
 		s = meansLeadRE.ReplaceAllString(s, "")
@@ -84,7 +84,7 @@ func riskLead(s string) string {
 		s, lc = s[len(m):], lc[len(m):]
 	}
 	if strings.Contains(lc, ":") {
-		if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
+		if m := labelLead(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
 			s, lc = s[len(m):], lc[len(m):]
 		}
 	}
@@ -95,6 +95,35 @@ func riskLead(s string) string {
 		s = s[len(m):]
 	}
 	return s
+}
+
+// stripRiskLead returns s without the lead that announces its concern
+// ("Note:", "I'm worried that", "The catch is"). Each of the three
+// patterns is tried only when s has the words it needs: they are slow to
+// fail, the second most.
+func stripRiskLead(s string) string {
+	lc := strings.ToLower(s)
+	if containsAny(lc, "worth", "note", "also", "safety", "watch out", "careful") {
+		if loc := riskLeadRE.FindStringIndex(s); loc != nil {
+			return s[loc[1]:]
+		}
+	}
+	if containsAny(lc, "worried", "nervous", "concerned", "afraid") {
+		if loc := riskLeadFeelRE.FindStringIndex(s); loc != nil {
+			return s[loc[1]:]
+		}
+	}
+	return unlead(riskLeadNameRE, s)
+}
+
+// containsAny reports whether s contains one of subs.
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // proposeLeadRE opens a sentence that proposes a fix rather than raising a

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/baton-dev/baton/agent"
 )
@@ -317,8 +318,33 @@ func hasPart(u, w string) bool {
 	return false
 }
 
-// words counts the words of s.
-func words(s string) int { return len(strings.Fields(s)) }
+// words counts the words of s, as strings.Fields splits them, without
+// building the slice.
+func words(s string) int {
+	n := 0
+	inWord := false
+	for _, r := range s {
+		space := r < utf8.RuneSelf && asciiSpace[r] || r >= utf8.RuneSelf && unicode.IsSpace(r)
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
+
+// asciiSpace are the ASCII bytes strings.Fields splits at.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// unlead returns s without what re, a pattern anchored at the start of the
+// text, matches there. It runs re once; ReplaceAllString would run it again
+// after the match only to find nothing.
+func unlead(re *regexp.Regexp, s string) string {
+	if loc := re.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
+}
 
 // firstWords cuts s to its first n words.
 func firstWords(s string, n int) string {
