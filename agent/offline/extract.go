@@ -510,7 +510,7 @@ var (
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
-	lowCues    = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
+	lowCues = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
 	// riskLeadRE and the two patterns after it, tried in turn, are the
 	// lead that announces a concern: "Note:", "Also —"; "I'm worried
 	// that"; "My worry is", "The catch is", "One risk:".
