@@ -229,6 +229,7 @@ type candidate struct {
 	msg     int
 	subject tokenSet // the words the user said about it, for reversals
 	group   int      // the option list it chose (see listGroup), or -1
+	rule    string
 	removed bool
 }
 
@@ -294,7 +295,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	default:
 		return nil
 	}
-	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
+	d := &candidate{msg: i, group: -1, rule: fmt.Sprintf("decide%.2f", conf), subject: newTokenSet(lc)}
 	d.Sources = []int{i}
 	if controlRE.MatchString(unled) {
 		return nil
@@ -322,6 +323,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 				d.Content = tidy(firstWords(opt, 30))
 			}
 			d.Confidence = 0.85
+			d.rule = "decide-option"
 			return d
 		}
 	}
@@ -338,6 +340,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		d.Content = tidy(firstWords(prop.plain, 30))
 		d.Sources = []int{prev, i}
 		d.Confidence = 0.6
+		d.rule = "decide-reco"
 		return d
 	}
 	d.Content = tidy(content)
@@ -348,6 +351,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		want := newTokenSet(strings.ToLower(content))
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
 			d.Content = expandTerse(content, s.plain, want)
+			d.rule += "-terse"
 			d.Sources = []int{prev, i}
 		}
 	}
@@ -605,7 +609,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(s) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
@@ -660,6 +664,38 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 		}
 	}
 	return out
+}
+
+// modalRE finds a statement of what something can or would do: its
+// subject, the modal and the verb.
+var modalRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,6})(?:can|could|might|may|would) (?:not |never |still |also |easily |silently |quietly |then |only )?([a-z]+)`)
+
+// modalNeutral are verbs after a modal that describe rather than warn
+// ("would be", "can do").
+var modalNeutral = wordSet(`be do help tell use have get go work make mean`)
+
+// modalConcern reports whether s, an assistant's statement, says what
+// could happen to something other than the people talking ("Column widths
+// can jump while scrolling"): not a proposal, an option or a description
+// ("a role that can read …").
+func modalConcern(s sentence) bool {
+	if s.role != agent.RoleAssistant || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLeadRE.MatchString(s.lower) || imperative(s.lower) {
+		return false
+	}
+	lc := strings.TrimLeft(strings.ToLower(statement(s.plain)), " ")
+	if imperative(lc) || strings.HasPrefix(lc, "you ") || strings.HasPrefix(lc, "we ") || strings.HasPrefix(lc, "i ") {
+		return false
+	}
+	m := modalRE.FindStringSubmatch(lc)
+	if m == nil || modalNeutral[m[2]] {
+		return false
+	}
+	subj := strings.Fields(m[1])
+	switch subj[len(subj)-1] {
+	case "that", "which", "who", "so", "nobody", "no", "you", "we", "either":
+		return false
+	}
+	return true
 }
 
 // refersRE finds a pronoun that stands for something said before.
