@@ -138,6 +138,11 @@ func notConcern(t *transcript, s sentence) bool {
 	if proposeLeadRE.MatchString(lc) {
 		return true
 	}
+	// "Enable app rollback: …" proposes; "Document it, or users will put
+	// the file in the wrong place" warns of what happens without it.
+	if (imperative(lc) || imperative(strings.ToLower(statement(s.plain)))) && !strings.Contains(lc, ", or ") {
+		return true
+	}
 	if s.role == agent.RoleUser {
 		return !userConcernRE.MatchString(s.lower)
 	}
