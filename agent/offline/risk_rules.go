@@ -61,10 +61,14 @@ func isBackground(s sentence) bool {
 }
 
 // isMitigation reports whether a lower-cased sentence says how a concern is
-// avoided.
+// avoided, or that there is little to fear ("Not much — …", "That keeps
+// working since …").
 func isMitigation(lower string) bool {
-	return mitigationHint.match(lower) && mitigationRE.MatchString(lower)
+	return mitigationHint.match(lower) && mitigationRE.MatchString(lower) || reassureRE.MatchString(lower)
 }
+
+// reassureRE opens a sentence that answers a worry by playing it down.
+var reassureRE = regexp.MustCompile(`^(?:not much|not really|not a problem|no problem|nothing breaks|(?:that|it|this) (?:still works|keeps working|is still fine|stays fine))\b`)
 
 // riskLead strips what announces a concern from the sentence that states
 // it: an acknowledgement ("Agreed —"), a known lead ("The catch is") or a
