@@ -1,6 +1,8 @@
 package offline
 
 import (
+	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -490,7 +492,7 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 			stem = strings.TrimSuffix(stem, " be") + ":"
 		}
 		answer := strings.TrimRight(strings.TrimSpace(c), ".!")
-		d := &candidate{msg: i, group: -1, subject: want}
+		d := &candidate{msg: i, group: -1, rule: "choice", subject: want}
 		d.Content = tidy(stem + " " + answer)
 		d.Confidence = 0.6
 		d.Sources = []int{prev, i}
@@ -633,7 +635,7 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		if text == "" {
 			return nil
 		}
-		d := &candidate{msg: i, group: listGroup(j, p.list), subject: p.set}
+		d := &candidate{msg: i, rule: "earlier", group: listGroup(j, p.list), subject: p.set}
 		d.Content = text
 		d.Confidence = 0.75
 		d.Sources = []int{j, i}
@@ -799,7 +801,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			if text == "" {
 				continue
 			}
-			d := &candidate{msg: i, group: -1, subject: p.set}
+			d := &candidate{msg: i, group: -1, rule: fmt.Sprintf("prop%.2f", conf), subject: p.set}
 			if p.option {
 				d.group = listGroup(prev, p.list)
 			}
@@ -864,6 +866,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			}
 		}
 		if !dup {
+			if os.Getenv("RULES") != "" {
+				fmt.Fprintf(os.Stderr, "RULE\t%s\t%s\n", c.rule, c.Content)
+			}
 			out = append(out, c.ExtractedDecision)
 			sets = append(sets, set)
 		}

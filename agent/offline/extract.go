@@ -169,7 +169,9 @@ func imperative(lc string) bool {
 		end++
 	}
 	if imperVerbs[lc[:end]] && end > 0 {
-		return true
+		// "Support does that all the time": a noun, the subject of a verb.
+		next, _, _ := strings.Cut(strings.TrimLeft(lc[end:], " "), " ")
+		return end == len(lc) || lc[end] != ' ' || !subjectOf[strings.TrimRight(next, ",.;:!")]
 	}
 	for _, p := range imperPhrases {
 		if strings.HasPrefix(lc, p) && (len(lc) == len(p) || !isREWordByte(lc[len(p)])) {
@@ -178,6 +180,9 @@ func imperative(lc string) bool {
 	}
 	return false
 }
+
+// subjectOf are the verbs that make the word before them their subject.
+var subjectOf = wordSet(`is are was were does doesn't isn't aren't has hasn't will won't would can can't`)
 
 // isREWordByte reports whether b is a word character as regexp's \b reads
 // it: an ASCII letter, digit or underscore.
