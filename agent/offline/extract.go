@@ -350,6 +350,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d.Content = tidy(content)
 	d.Confidence = conf
+	d.Content = tidy(withoutReason(content))
 	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
@@ -361,6 +362,20 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		}
 	}
 	return d
+}
+
+// reasonRE finds where a user's decision goes on to say why: a clause
+// with its own subject ("…, the prometheus folks will kill me", "… so we
+// could swap vendors later") or a bare verdict ("…, simpler").
+var reasonRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–]|\s+so|\s+because|\s+since|\s+as)\s+(?:we|i|they|people|users|everyone|nobody|the [a-z-]+ (?:folks|team|people|guys))\s+[a-z']+|,\s+(?:simpler|cheaper|faster|easier|safer|cleaner)\b`)
+
+// withoutReason cuts a user's decision before the reason it gives, when
+// what is left still says something.
+func withoutReason(s string) string {
+	if loc := reasonRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 2 {
+		return s[:loc[0]]
+	}
+	return s
 }
 
 // fullSentenceRE opens a clause with its own subject and verb ("we also
