@@ -517,6 +517,9 @@ func asksFact(t *transcript, j int) bool {
 	return false
 }
 
+// reportedAskRE finds a question reported rather than asked.
+var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
+
 // isQuantity reports whether the text after a bare number makes it a
 // quantity ("2 days", "3x") rather than an option's number ("2 and 3").
 func isQuantity(after string) bool {
@@ -697,7 +700,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isInjection(lc) {
 					continue
 				}
-				if reversalCues.match(lc) {
+				// "the mobile lead asked whether we should switch to RS256"
+				// reports a question; it takes nothing back.
+				if reversalCues.match(lc) && !isQuestion(lc) && !reportedAskRE.MatchString(lc) {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}
@@ -828,6 +833,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			for _, a := range against {
 				if sharesDistinctive(c.subject, a, t) {
 					c.removed = true
+					if os.Getenv("RULES") != "" {
+						fmt.Fprintf(os.Stderr, "REVERSED@%d\t%s\t%s\n", i, c.rule, c.Content)
+					}
 				}
 			}
 		}
@@ -836,6 +844,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	for j, c := range cands {
 		for _, later := range cands[j+1:] {
 			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
+				if os.Getenv("RULES") != "" {
+					fmt.Fprintf(os.Stderr, "REPLACED\t%s\t%s\n", c.rule, c.Content)
+				}
 				c.removed = true
 			}
 		}
@@ -845,6 +856,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		set := newTokenSet(strings.ToLower(c.Content))
 		for _, r := range rejections {
 			if c.msg <= r.msg && similarity(set, r.set) >= 0.6 {
+				if os.Getenv("RULES") != "" {
+					fmt.Fprintf(os.Stderr, "REJECTED\t%s\t%s\n", c.rule, c.Content)
+				}
 				c.removed = true
 			}
 		}
@@ -862,6 +876,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
 				out[k].Confidence = max(out[k].Confidence, c.Confidence)
 				dup = true
+				if os.Getenv("RULES") != "" {
+					fmt.Fprintf(os.Stderr, "DUP\t%s\t%s\n", c.rule, c.Content)
+				}
 				break
 			}
 		}
