@@ -156,7 +156,9 @@ func statement(s string) string {
 			break
 		}
 	}
-	s = parenRE.ReplaceAllString(s, "")
+	if strings.Contains(s, "(") {
+		s = parenRE.ReplaceAllString(s, "")
+	}
 	s = strings.Replace(s, " it is,", ",", 1)
 	s = strings.TrimSuffix(strings.TrimRight(s, ".! "), " it is")
 	return strings.TrimSpace(s)

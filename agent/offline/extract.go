@@ -699,7 +699,7 @@ var modalNeutral = wordSet(`be do help tell use have get go work make mean`)
 // can jump while scrolling"): not a proposal, an option or a description
 // ("a role that can read …").
 func modalConcern(s sentence) bool {
-	if s.role != agent.RoleAssistant || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLeadRE.MatchString(s.lower) || imperative(s.lower) {
+	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLeadRE.MatchString(s.lower) || imperative(s.lower) {
 		return false
 	}
 	lc := strings.TrimLeft(strings.ToLower(statement(s.plain)), " ")
