@@ -691,7 +691,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		said := "" // the last statement of the message, for "memoize it"
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
-				if isAreRE.MatchString(c) {
+				if lc := strings.ToLower(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {
 					said = c
 				} else {
 					c = resolveIt(c, said)

@@ -131,7 +131,6 @@ var (
 	// injectionRE marks text addressed to an AI reading the conversation.
 	injectionHint = cues(`instruction* approved ai prompt*`)
 	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
-	hedgeLeadRE   = regexp.MustCompile(`^(maybe|not sure|perhaps|i wonder|wondering)\b`)
 	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
 	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
@@ -210,10 +209,31 @@ func untrail(s string) string {
 	return s
 }
 
+// mayBeExplicit is a quick test that lower-cased text has what explicitRE
+// needs: a leading "ok", "sure", "ship", "(b)" or "we", a final "go", or
+// "option".
+func mayBeExplicit(lc string) bool {
+	return len(lc) <= 4 || hasWordPrefix(lc, "ok", "okay", "sure", "yep", "yeah", "ship", "we") ||
+		strings.HasSuffix(strings.TrimSuffix(lc, "."), "go") || strings.Contains(lc, "option")
+}
+
+// hasWordPrefix reports whether s opens with one of prefixes followed by
+// the end of s or a character that is not a letter, digit or underscore,
+// as regexp's \b reads it.
+func hasWordPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) && (len(s) == len(p) || !isREWordByte(s[len(p)])) {
+			return true
+		}
+	}
+	return false
+}
+
 // isQuestion reports whether lower-cased text asks rather than states: it
 // ends with a question mark or opens with a hedge ("maybe", "not sure").
 func isQuestion(lower string) bool {
-	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") || hedgeLeadRE.MatchString(lower)
+	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") ||
+		hasWordPrefix(lower, "maybe", "not sure", "perhaps", "i wonder", "wondering")
 }
 
 // isRejection reports whether a lower-cased clause turns something down
@@ -256,6 +276,17 @@ var (
 	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
+// spacedDash reports whether s has a "-" after a space, as a dash
+// between clauses has ("Rotate - no history rewrite").
+func spacedDash(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] == '-' && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\n' || s[i-1] == '\f' || s[i-1] == '\r') {
+			return true
+		}
+	}
+	return false
+}
+
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
 // and before ", let's", after a leading refusal ("No cap, sliding 30 days is
 // fine") and before a trailing one ("Rotate, no history rewrite").
@@ -265,7 +296,7 @@ func userClauses(s string) []string {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
 	}
 	parts := []string{s}
-	if strings.ContainsAny(s, ";—–-\x00") {
+	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {
 		parts = clauseSplitRE.Split(s, -1)
 	}
 	for _, c := range parts {
@@ -289,7 +320,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
 	unled := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
-	case explicitCues.match(lc) || explicitRE.MatchString(lc):
+	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc):
 		conf = 0.9
 	case imperative(unled):
 		conf = 0.75

@@ -64,7 +64,8 @@ func isBackground(s sentence) bool {
 // avoided, or that there is little to fear ("Not much — …", "That keeps
 // working since …").
 func isMitigation(lower string) bool {
-	return mitigationHint.match(lower) && mitigationRE.MatchString(lower) || reassureRE.MatchString(lower)
+	return mitigationHint.match(lower) && mitigationRE.MatchString(lower) ||
+		hasWordPrefix(lower, "not", "no", "nothing", "that", "it", "this") && reassureRE.MatchString(lower)
 }
 
 // reassureRE opens a sentence that answers a worry by playing it down.
@@ -116,6 +117,9 @@ func stripRiskLead(s string) string {
 		if loc := riskLeadFeelRE.FindStringIndex(s); loc != nil {
 			return s[loc[1]:]
 		}
+	}
+	if !hasWordPrefix(lc, "my", "one", "the", "a", "another", "downside", "caveat", "caveats", "catch", "risk", "i'll") {
+		return s
 	}
 	return unlead(riskLeadNameRE, s)
 }
