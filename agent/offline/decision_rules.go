@@ -64,7 +64,7 @@ func confirmation(t *transcript, i int) *candidate {
 		// "Fail closed: if clamd can't be reached, the upload is
 		// rejected …": the user's answer, said in full.
 		text := mainStatement(parenRE.ReplaceAllString(first.plain, ""))
-		d := &candidate{msg: j, group: -1, rule: "confirm-echo", subject: newTokenSet(strings.ToLower(text))}
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.75
 		d.Sources = []int{i, j}
@@ -97,7 +97,7 @@ func confirmation(t *transcript, i int) *candidate {
 		if !actionable(text) || len(tokens(strings.ToLower(text))) < 3 {
 			return nil
 		}
-		d := &candidate{msg: j, group: -1, rule: "confirm-ack", subject: newTokenSet(strings.ToLower(text))}
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.8
 		d.Sources = []int{i, j}
@@ -177,7 +177,7 @@ func recapDecisions(t *transcript, j int) []*candidate {
 		if len(tokens(strings.ToLower(stripPaths(text)))) < 3 {
 			continue
 		}
-		d := &candidate{msg: j, group: -1, rule: "recap", subject: newTokenSet(strings.ToLower(text))}
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.7
 		d.Sources = []int{j}

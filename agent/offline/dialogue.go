@@ -1,8 +1,6 @@
 package offline
 
 import (
-	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -492,7 +490,7 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 			stem = strings.TrimSuffix(stem, " be") + ":"
 		}
 		answer := strings.TrimRight(strings.TrimSpace(c), ".!")
-		d := &candidate{msg: i, group: -1, rule: "choice", subject: want}
+		d := &candidate{msg: i, group: -1, subject: want}
 		d.Content = tidy(stem + " " + answer)
 		d.Confidence = 0.6
 		d.Sources = []int{prev, i}
@@ -638,7 +636,7 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		if text == "" {
 			return nil
 		}
-		d := &candidate{msg: i, rule: "earlier", group: listGroup(j, p.list), subject: p.set}
+		d := &candidate{msg: i, group: listGroup(j, p.list), subject: p.set}
 		d.Content = text
 		d.Confidence = 0.75
 		d.Sources = []int{j, i}
@@ -806,7 +804,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			if text == "" {
 				continue
 			}
-			d := &candidate{msg: i, group: -1, rule: fmt.Sprintf("prop%.2f", conf), subject: p.set}
+			d := &candidate{msg: i, group: -1, subject: p.set}
 			if p.option {
 				d.group = listGroup(prev, p.list)
 			}
@@ -833,9 +831,6 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			for _, a := range against {
 				if sharesDistinctive(c.subject, a, t) {
 					c.removed = true
-					if os.Getenv("RULES") != "" {
-						fmt.Fprintf(os.Stderr, "REVERSED@%d\t%s\t%s\n", i, c.rule, c.Content)
-					}
 				}
 			}
 		}
@@ -844,9 +839,6 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	for j, c := range cands {
 		for _, later := range cands[j+1:] {
 			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
-				if os.Getenv("RULES") != "" {
-					fmt.Fprintf(os.Stderr, "REPLACED\t%s\t%s\n", c.rule, c.Content)
-				}
 				c.removed = true
 			}
 		}
@@ -856,9 +848,6 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		set := newTokenSet(strings.ToLower(c.Content))
 		for _, r := range rejections {
 			if c.msg <= r.msg && similarity(set, r.set) >= 0.6 {
-				if os.Getenv("RULES") != "" {
-					fmt.Fprintf(os.Stderr, "REJECTED\t%s\t%s\n", c.rule, c.Content)
-				}
 				c.removed = true
 			}
 		}
@@ -876,16 +865,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
 				out[k].Confidence = max(out[k].Confidence, c.Confidence)
 				dup = true
-				if os.Getenv("RULES") != "" {
-					fmt.Fprintf(os.Stderr, "DUP\t%s\t%s\n", c.rule, c.Content)
-				}
 				break
 			}
 		}
 		if !dup {
-			if os.Getenv("RULES") != "" {
-				fmt.Fprintf(os.Stderr, "RULE\t%s\t%s\n", c.rule, c.Content)
-			}
 			out = append(out, c.ExtractedDecision)
 			sets = append(sets, set)
 		}

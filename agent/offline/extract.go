@@ -254,7 +254,6 @@ type candidate struct {
 	msg     int
 	subject tokenSet // the words the user said about it, for reversals
 	group   int      // the option list it chose (see listGroup), or -1
-	rule    string
 	removed bool
 }
 
@@ -331,7 +330,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	default:
 		return nil
 	}
-	d := &candidate{msg: i, group: -1, rule: fmt.Sprintf("decide%.2f", conf), subject: newTokenSet(lc)}
+	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
 	d.Sources = []int{i}
 	if controlRE.MatchString(unled) {
 		return nil
@@ -359,7 +358,6 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 				d.Content = tidy(firstWords(opt, 30))
 			}
 			d.Confidence = 0.85
-			d.rule = "decide-option"
 			return d
 		}
 	}
@@ -376,7 +374,6 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		d.Content = tidy(firstWords(prop.plain, 30))
 		d.Sources = []int{prev, i}
 		d.Confidence = 0.6
-		d.rule = "decide-reco"
 		return d
 	}
 	d.Content = tidy(content)
@@ -388,7 +385,6 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		want := newTokenSet(strings.ToLower(content))
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
 			d.Content = expandTerse(content, s.plain, want)
-			d.rule += "-terse"
 			d.Sources = []int{prev, i}
 		}
 	}
