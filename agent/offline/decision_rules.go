@@ -128,7 +128,7 @@ func echoesAnswer(t *transcript, i int, s sentence) bool {
 	}
 	said := tokenSet{}
 	for _, u := range t.sents[i] {
-		for w := range newTokenSet(u.lower) {
+		for w := range t.wordsOf(u) {
 			said[w] = struct{}{}
 		}
 	}

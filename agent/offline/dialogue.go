@@ -148,7 +148,7 @@ func parseProposals(t *transcript, j int) []proposal {
 				continue
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || proposesInProse(s) {
-				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: newTokenSet(s.lower)})
+				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
 			}
 			continue
 		}
@@ -440,7 +440,7 @@ func namesOffer(t *transcript, prev int, content string) bool {
 		return false
 	}
 	for _, s := range t.sents[prev] {
-		if echoes(newTokenSet(s.lower), ws[0]) {
+		if echoes(t.wordsOf(s), ws[0]) {
 			return true
 		}
 	}

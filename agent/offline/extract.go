@@ -50,6 +50,8 @@ type transcript struct {
 	lowerMsgs []string
 	// proposals caches proposal per assistant message; nil: none.
 	proposals map[int]*sentence
+	// sets caches wordsOf per message and sentence.
+	sets [][]tokenSet
 	// props caches assistantProposals per message.
 	props     [][]proposal
 	propsDone []bool
@@ -70,6 +72,23 @@ func newTranscript(msgs []agent.TranscriptMessage) *transcript {
 		t.all = append(t.all, t.sents[i]...)
 	}
 	return t
+}
+
+// wordsOf returns the content words of sentence s of the transcript,
+// worked out once. The set is shared: callers must not change it.
+func (t *transcript) wordsOf(s sentence) tokenSet {
+	if t.sets == nil {
+		t.sets = make([][]tokenSet, len(t.msgs))
+	}
+	if t.sets[s.msg] == nil {
+		t.sets[s.msg] = make([]tokenSet, len(t.sents[s.msg]))
+	}
+	if set := t.sets[s.msg][s.idx]; set != nil {
+		return set
+	}
+	set := newTokenSet(s.lower)
+	t.sets[s.msg][s.idx] = set
+	return set
 }
 
 // docFreq returns in how many messages word w occurs: as a word or the
@@ -421,7 +440,7 @@ func echoesOption(t *transcript, prev int, lc string) bool {
 		return false
 	}
 	for _, s := range t.sents[prev] {
-		if s.bullet && looseOverlap(want, newTokenSet(s.lower)) == len(want) {
+		if s.bullet && looseOverlap(want, t.wordsOf(s)) == len(want) {
 			return true
 		}
 	}
@@ -508,7 +527,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 		if isQuestion(s.lower) || words(s.plain) < 4 || hedgeRE.MatchString(s.lower) {
 			continue
 		}
-		n := looseOverlap(want, newTokenSet(s.lower))
+		n := looseOverlap(want, t.wordsOf(s))
 		// On a tie, a sentence that proposes (an imperative) or a list item
 		// is likelier to be what the answer accepts than prose around it.
 		if n > bestN || n == bestN && n > 0 && supportRank(s) > supportRank(best) {

@@ -19,6 +19,7 @@ type sentence struct {
 	bullet bool       // inside a list item
 	label  string     // the item's label ("1", "b") when the list is numbered or lettered
 	item   int        // index of its list item in the message, -1 outside lists
+	idx    int        // index of the sentence in its message
 	first  bool       // the first sentence of its list item
 	// section is the lower-cased label the sentence sits under: a heading,
 	// a line of bold text ("**Decided**") or a short line ending with ":"
@@ -108,6 +109,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			c.raw = part
 			c.plain = strings.TrimSpace(emphMarks.Replace(part))
 			c.lower = strings.ToLower(c.plain)
+			c.idx = len(out)
 			if c.plain != "" {
 				out = append(out, c)
 			}
