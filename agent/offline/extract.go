@@ -675,7 +675,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(s) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(s) && !limitBeforeFix(ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
@@ -730,6 +730,33 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 		}
 	}
 	return out
+}
+
+// limitRE finds a limitation: what something only does, or does not.
+var limitRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,5})(?:only|never|no longer|doesn't|don't|can't|cannot|isn't|aren't|has no|have no|won't)\b`)
+
+// limitBeforeFix reports whether sentence k of ss states a limitation of
+// something ("Screen readers only see the rendered rows.") and the sentence
+// after it, in the same place, says what to do about it ("Add
+// aria-rowcount …"): a concern raised with its fix.
+func limitBeforeFix(ss []sentence, k int) bool {
+	s := ss[k]
+	if s.role != agent.RoleAssistant || k+1 >= len(ss) || ss[k+1].item != s.item || isQuestion(s.lower) || imperative(s.lower) {
+		return false
+	}
+	lc := strings.ToLower(statement(s.plain))
+	m := limitRE.FindStringSubmatch(lc)
+	if m == nil || imperative(lc) {
+		return false
+	}
+	// "A backup you never restored": what people do, not what a thing does.
+	subj := strings.Fields(m[1])
+	switch subj[len(subj)-1] {
+	case "you", "we", "i", "they", "it's", "that's":
+		return false
+	}
+	next := strings.ToLower(statement(ss[k+1].plain))
+	return imperative(next)
 }
 
 // modalRE finds a statement of what something can or would do: its
