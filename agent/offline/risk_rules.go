@@ -39,7 +39,7 @@ var (
 	adviceTailRE = regexp.MustCompile(`(?i),\s+so (?:it's|it is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check)\b.*$`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
-	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if)\b`)
+	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if|(?:don't|do not) want)\b`)
 )
 
 // inRiskSection reports whether s is an item listed under a label that
