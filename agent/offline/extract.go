@@ -761,7 +761,7 @@ func limitBeforeFix(ss []sentence, k int) bool {
 
 // modalRE finds a statement of what something can or would do: its
 // subject, the modal and the verb.
-var modalRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,6})(?:can|could|might|may|would) (?:not |never |still |also |easily |silently |quietly |then |only )?([a-z]+)`)
+var modalRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,6})(?:can|could|might|may|would|must never|must not|should never) (?:not |never |still |also |easily |silently |quietly |then |only )?([a-z]+)`)
 
 // modalNeutral are verbs after a modal that describe rather than warn
 // ("would be", "can do").
@@ -772,7 +772,7 @@ var modalNeutral = wordSet(`be do help tell use have get go work make mean`)
 // can jump while scrolling"): not a proposal, an option or a description
 // ("a role that can read …").
 func modalConcern(s sentence) bool {
-	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLeadRE.MatchString(s.lower) || imperative(s.lower) {
+	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ", " must n", " should never ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLeadRE.MatchString(s.lower) || imperative(s.lower) {
 		return false
 	}
 	lc := strings.TrimLeft(strings.ToLower(statement(s.plain)), " ")
