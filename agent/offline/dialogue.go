@@ -499,6 +499,35 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 	return nil
 }
 
+// labelledAnswer reads a user's answer given under a label that names
+// what the assistant just asked about ("Parse errors: fatal for --config,
+// warn-and-skip for discovered files"): the clause is the decision.
+func labelledAnswer(t *transcript, i, prev int, c, lc string) *candidate {
+	m := labelLead(lc)
+	if prev < 0 || m == "" || !isLabel(c[:len(m)]) || len(tokens(lc[len(m):])) < 2 || isRejection(lc) {
+		return nil
+	}
+	label := newTokenSet(m)
+	if len(label) == 0 {
+		return nil
+	}
+	asked := false
+	for _, s := range t.sents[prev] {
+		if looseOverlap(label, t.wordsOf(s)) == len(label) {
+			asked = true
+			break
+		}
+	}
+	if !asked {
+		return nil
+	}
+	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
+	d.Content = tidy(withoutReason(strings.TrimRight(c, ".!")))
+	d.Confidence = 0.6
+	d.Sources = []int{prev, i}
+	return d
+}
+
 // asksFact reports whether assistant message j ends by asking how things
 // are (without offering alternatives) rather than what to do.
 func asksFact(t *transcript, j int) bool {
@@ -777,6 +806,8 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) {
 					cands = joinTerse(cands, d)
 				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
+					cands = append(cands, d)
+				} else if d := labelledAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
 				}
 			}
