@@ -64,9 +64,9 @@ func TestAssistantDecisionRules(t *testing.T) {
 			notWant: [][]string{{"bounds the map"}, {"i'd"}},
 		},
 		{
-			name:    "a reported question takes nothing back",
+			name: "a reported question takes nothing back",
 			msgs: []agent.TranscriptMessage{u("Signing?"), a("HS256 or RS256?"), u("Let's go with HS256."), a("OK."), u("Next: logging."),
-				a("Structured JSON logs."), u("Fine."), a("Done."), u("The mobile lead asked whether we should switch from HS256 to RS256.")},
+				a("Structured JSON logs."), u("Fine."), a("Done."), u("The mobile lead asked whether we should switch to RS256 instead of HS256.")},
 			want:    [][]string{{"HS256"}},
 			notWant: [][]string{{"RS256"}},
 		},
@@ -88,9 +88,9 @@ func TestAssistantDecisionRules(t *testing.T) {
 			notWant: [][]string{{"Support"}},
 		},
 		{
-			name:    "acceptable agrees",
-			msgs:    []agent.TranscriptMessage{u("Deploy?"), a("Every session is logged out at deploy."), u("Logging everyone out once is acceptable, we'll deploy at night.")},
-			want:    [][]string{{"deploy at night"}},
+			name: "acceptable agrees",
+			msgs: []agent.TranscriptMessage{u("Deploy?"), a("Every session is logged out at deploy."), u("Logging everyone out once is acceptable, we'll deploy at night.")},
+			want: [][]string{{"deploy at night"}},
 		},
 		{
 			name:    "steering words are not decisions",
