@@ -855,13 +855,18 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		// A reversal replaces earlier choices on the same subject: earlier
 		// decisions sharing distinctive words with what this message takes
 		// back.
+		taken := make([]*echoIndex, len(against))
+		for k, a := range against {
+			taken[k] = newEchoIndex(a)
+		}
 		for _, c := range cands {
 			if c.msg >= i || c.removed {
 				continue
 			}
-			for _, a := range against {
+			for _, a := range taken {
 				if sharesDistinctive(c.subject, a, t) {
 					c.removed = true
+					break
 				}
 			}
 		}

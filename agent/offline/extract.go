@@ -550,15 +550,51 @@ func supportRank(s sentence) int {
 	return r
 }
 
-// sharesDistinctive reports whether a and b share a word that is rare in the
-// transcript (said in at most a third of its messages).
-func sharesDistinctive(a, b tokenSet, t *transcript) bool {
+// sharesDistinctive reports whether a and the words of b share a word that
+// is rare in the transcript (said in at most a third of its messages).
+func sharesDistinctive(a tokenSet, b *echoIndex, t *transcript) bool {
 	for w := range a {
-		if len(w) >= 3 && echoes(b, w) && t.docFreq(w)*3 <= len(t.msgs)+2 {
+		if len(w) >= 3 && b.echoes(w) && t.docFreq(w)*3 <= len(t.msgs)+2 {
 			return true
 		}
 	}
 	return false
+}
+
+// echoIndex answers echoes for one set of words without reading the whole
+// set each time: it keeps the words without hyphens, and their first five
+// letters.
+type echoIndex struct {
+	set    tokenSet
+	bare   map[string]bool
+	prefix map[string]bool
+}
+
+// newEchoIndex indexes set for echoes.
+func newEchoIndex(set tokenSet) *echoIndex {
+	x := &echoIndex{set: set, bare: make(map[string]bool, len(set)), prefix: make(map[string]bool, len(set))}
+	for v := range set {
+		if strings.Contains(v, "-") {
+			v = strings.ReplaceAll(v, "-", "")
+		}
+		x.bare[v] = true
+		if len(v) >= 5 {
+			x.prefix[v[:5]] = true
+		}
+	}
+	return x
+}
+
+// echoes reports what echoes(x.set, w) does.
+func (x *echoIndex) echoes(w string) bool {
+	if _, ok := x.set[w]; ok {
+		return true
+	}
+	bare := w
+	if strings.Contains(w, "-") {
+		bare = strings.ReplaceAll(w, "-", "")
+	}
+	return x.bare[bare] || len(bare) >= 5 && x.prefix[bare[:5]]
 }
 
 // Patterns of the risk rules.

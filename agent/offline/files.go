@@ -40,7 +40,7 @@ func isFileCut(r rune) bool {
 var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no* not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)

@@ -62,11 +62,15 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		under := boldItem >= 0 && !blank
 		blank = false
-		if headingRE.MatchString(t) {
+		if t[0] == '#' && headingRE.MatchString(t) {
 			section, sticky = sectionLabel(t), true
 			continue
 		}
-		isBullet := bulletRE.MatchString(t)
+		var g []string // the bullet and its label
+		if mayBullet(t[0]) {
+			g = bulletRE.FindStringSubmatch(t)
+		}
+		isBullet := g != nil
 		lead := !isBullet && boldItems && boldLeadRE.MatchString(t)
 		if !isBullet && !lead {
 			boldItem = -1
@@ -83,7 +87,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		s := sentence{msg: i, role: m.Role, item: -1, section: section}
 		s.heading = !isBullet && section != "" && !sticky && sectionLabel(t) == section
 		cont := false // a sentence of the item above, not a new one
-		switch g := bulletRE.FindStringSubmatch(t); {
+		switch {
 		case lead:
 			item++
 			s.bullet, s.item = true, item
@@ -116,6 +120,16 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 	}
 	return out
+}
+
+// mayBullet reports whether a line opening with byte b may be a list
+// item, as bulletRE reads one: "-", "*", "+", "•", a number or a letter.
+func mayBullet(b byte) bool {
+	switch {
+	case b == '-', b == '*', b == '+', b == '(', b == 0xE2, b >= '0' && b <= '9', b >= 'a' && b <= 'h', b >= 'A' && b <= 'H':
+		return true
+	}
+	return false
 }
 
 // boldLeadRE is a line that opens with a name in bold and goes on.
