@@ -777,7 +777,8 @@ var limitRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,5})(?:only|never|no lo
 // aria-rowcount …"): a concern raised with its fix.
 func limitBeforeFix(ss []sentence, k int) bool {
 	s := ss[k]
-	if s.role != agent.RoleAssistant || k+1 >= len(ss) || ss[k+1].item != s.item || isQuestion(s.lower) || imperative(s.lower) {
+	if s.role != agent.RoleAssistant || k+1 >= len(ss) || ss[k+1].item != s.item ||
+		!containsAny(s.lower, "only", "never", "no longer", "n't", "cannot", " no ") || isQuestion(s.lower) || imperative(s.lower) {
 		return false
 	}
 	lc := strings.ToLower(statement(s.plain))

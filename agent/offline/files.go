@@ -85,6 +85,11 @@ func findFiles(sents []sentence) []fileMention {
 				if i := strings.IndexAny(cand, "#"); i > 0 {
 					cand = cand[:i]
 				}
+				// Cleaning only trims: a word with no dot stays without
+				// one, and only a known name can then be a file.
+				if strings.IndexByte(cand, '.') < 0 && !mayNameFile(cand) {
+					continue
+				}
 				p, ok := store.CleanPath(cand)
 				if !ok || !looksLikeFile(p) {
 					continue

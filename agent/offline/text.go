@@ -275,8 +275,18 @@ type tokenSet map[string]struct{}
 
 func newTokenSet(lower string) tokenSet {
 	s := tokenSet{}
-	for _, t := range tokens(lower) {
-		s[t] = struct{}{}
+	start := -1
+	for i := 0; i <= len(lower); i++ {
+		inWord := i < len(lower) && isTokenByte(lower[i])
+		if inWord && start < 0 {
+			start = i
+		}
+		if !inWord && start >= 0 {
+			if w := strings.Trim(lower[start:i], "./-'"); w != "" && !stopWords[w] {
+				s[stem(w)] = struct{}{}
+			}
+			start = -1
+		}
 	}
 	return s
 }
