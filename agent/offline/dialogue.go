@@ -147,7 +147,7 @@ func parseProposals(t *transcript, j int) []proposal {
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || proposesInProse(s) {
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
 			}
 			continue
@@ -194,14 +194,14 @@ func parseProposals(t *transcript, j int) []proposal {
 // proposesInProse reports whether a prose sentence of the assistant says
 // what to do, as an imperative ("Treat the password as compromised and
 // rotate it"), after any acknowledgement or label ("OK — use …").
-func proposesInProse(s sentence) bool {
+func proposesInProse(t *transcript, s sentence) bool {
 	if imperative(s.lower) {
 		return true
 	}
 	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && !ackRE.MatchString(s.lower) {
 		return false // nothing for statement to strip before the verb
 	}
-	return imperative(strings.ToLower(statement(s.plain)))
+	return imperative(t.statementOf(s))
 }
 
 // pathTitle returns the words that name a file at lower-cased path p: the
@@ -230,7 +230,7 @@ var boldTitleRE = regexp.MustCompile(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
 // "`ratelimit.go`") and what it says about it.
 func itemTitle(raw, plain string) (string, string) {
 	if m := boldTitleRE.FindStringSubmatch(raw); m != nil {
-		title := strings.TrimSpace(emphMarks.Replace(m[1]))
+		title := strings.TrimSpace(withoutEmphasis(m[1]))
 		title = strings.TrimRight(title, ":.")
 		rest := strings.TrimSpace(strings.TrimPrefix(plain, title))
 		rest = strings.TrimLeft(rest, ":.—–- ")

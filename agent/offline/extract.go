@@ -52,6 +52,8 @@ type transcript struct {
 	proposals map[int]*sentence
 	// sets caches wordsOf per message and sentence.
 	sets [][]tokenSet
+	// stmts caches statementOf per message and sentence.
+	stmts [][]cachedString
 	// props caches assistantProposals per message.
 	props     [][]proposal
 	propsDone []bool
@@ -89,6 +91,28 @@ func (t *transcript) wordsOf(s sentence) tokenSet {
 	set := newTokenSet(s.lower)
 	t.sets[s.msg][s.idx] = set
 	return set
+}
+
+// cachedString is a string worked out once.
+type cachedString struct {
+	s    string
+	done bool
+}
+
+// statementOf returns what sentence s of the transcript states, lower-cased:
+// strings.ToLower(statement(s.plain)), worked out once.
+func (t *transcript) statementOf(s sentence) string {
+	if t.stmts == nil {
+		t.stmts = make([][]cachedString, len(t.msgs))
+	}
+	if t.stmts[s.msg] == nil {
+		t.stmts[s.msg] = make([]cachedString, len(t.sents[s.msg]))
+	}
+	c := &t.stmts[s.msg][s.idx]
+	if !c.done {
+		c.s, c.done = strings.ToLower(statement(s.plain)), true
+	}
+	return c.s
 }
 
 // docFreq returns in how many messages word w occurs: as a word or the
@@ -711,7 +735,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(s) && !limitBeforeFix(ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
@@ -775,13 +799,13 @@ var limitRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,5})(?:only|never|no lo
 // something ("Screen readers only see the rendered rows.") and the sentence
 // after it, in the same place, says what to do about it ("Add
 // aria-rowcount …"): a concern raised with its fix.
-func limitBeforeFix(ss []sentence, k int) bool {
+func limitBeforeFix(t *transcript, ss []sentence, k int) bool {
 	s := ss[k]
 	if s.role != agent.RoleAssistant || k+1 >= len(ss) || ss[k+1].item != s.item ||
 		!containsAny(s.lower, "only", "never", "no longer", "n't", "cannot", " no ") || isQuestion(s.lower) || imperative(s.lower) {
 		return false
 	}
-	lc := strings.ToLower(statement(s.plain))
+	lc := t.statementOf(s)
 	m := limitRE.FindStringSubmatch(lc)
 	if m == nil || imperative(lc) {
 		return false
@@ -792,7 +816,7 @@ func limitBeforeFix(ss []sentence, k int) bool {
 	case "you", "we", "i", "they", "it's", "that's":
 		return false
 	}
-	next := strings.ToLower(statement(ss[k+1].plain))
+	next := t.statementOf(ss[k+1])
 	return imperative(next)
 }
 
@@ -808,11 +832,11 @@ var modalNeutral = wordSet(`be do help tell use have get go work make mean`)
 // could happen to something other than the people talking ("Column widths
 // can jump while scrolling"): not a proposal, an option or a description
 // ("a role that can read …").
-func modalConcern(s sentence) bool {
+func modalConcern(t *transcript, s sentence) bool {
 	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ", " must n", " should never ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLeadRE.MatchString(s.lower) || imperative(s.lower) {
 		return false
 	}
-	lc := strings.TrimLeft(strings.ToLower(statement(s.plain)), " ")
+	lc := strings.TrimLeft(t.statementOf(s), " ")
 	if imperative(lc) || strings.HasPrefix(lc, "you ") || strings.HasPrefix(lc, "we ") || strings.HasPrefix(lc, "i ") {
 		return false
 	}

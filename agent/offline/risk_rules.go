@@ -148,7 +148,7 @@ func notConcern(t *transcript, s sentence) bool {
 	}
 	// "Enable app rollback: …" proposes; "Document it, or users will put
 	// the file in the wrong place" warns of what happens without it.
-	if (imperative(lc) || imperative(strings.ToLower(statement(s.plain)))) && !strings.Contains(lc, ", or ") {
+	if (imperative(lc) || imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") {
 		return true
 	}
 	if s.role == agent.RoleUser {
@@ -258,7 +258,7 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 	if i < 0 || i >= len(t.msgs) {
 		return false
 	}
-	m := strings.ToLower(emphMarks.Replace(t.msgs[i].Content))
+	m := strings.ToLower(withoutEmphasis(t.msgs[i].Content))
 	at := func(s string) int {
 		f := strings.Fields(strings.ToLower(s))
 		if len(f) > 3 {

@@ -35,6 +35,15 @@ var (
 	emphMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 )
 
+// withoutEmphasis returns s without the marks of emphasis and code: "**",
+// "__" and "`". Text with none comes back as it is, without a copy.
+func withoutEmphasis(s string) string {
+	if !strings.ContainsAny(s, "*_`") {
+		return s
+	}
+	return emphMarks.Replace(s)
+}
+
 // splitMessage splits a message into sentences. Fenced code blocks and
 // quoted lines (pasted material: logs, tickets) are left out: they are text
 // someone pasted, not what the people in the conversation said.
@@ -111,7 +120,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			c := s
 			c.first = k == 0 && !cont
 			c.raw = part
-			c.plain = strings.TrimSpace(emphMarks.Replace(part))
+			c.plain = strings.TrimSpace(withoutEmphasis(part))
 			c.lower = strings.ToLower(c.plain)
 			c.idx = len(out)
 			if c.plain != "" {
@@ -162,7 +171,7 @@ func labelLine(t string) (string, bool) {
 // sectionLabel returns the words of a heading or label line, lower-cased.
 func sectionLabel(t string) string {
 	t = strings.TrimLeft(t, "# ")
-	return strings.ToLower(strings.TrimSpace(strings.Trim(emphMarks.Replace(t), ": ")))
+	return strings.ToLower(strings.TrimSpace(strings.Trim(withoutEmphasis(t), ": ")))
 }
 
 // abbreviations end with a period without ending a sentence.
