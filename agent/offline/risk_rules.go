@@ -108,12 +108,12 @@ func riskLead(s string) string {
 // fail, the second most.
 func stripRiskLead(s string) string {
 	lc := strings.ToLower(s)
-	if containsAny(lc, "worth", "note", "also", "safety", "watch out", "careful") {
+	if hasAnyPrefix(lc, "also", "and", "but", "though", "worth", "note", "safety", "watch out", "careful", ",", " ") {
 		if loc := riskLeadRE.FindStringIndex(s); loc != nil {
 			return s[loc[1]:]
 		}
 	}
-	if containsAny(lc, "worried", "nervous", "concerned", "afraid") {
+	if containsAny(lc, "worried", "nervous", "concerned", "afraid") && containsAny(lc, "i'm", "i am", "we're", "we are") {
 		if loc := riskLeadFeelRE.FindStringIndex(s); loc != nil {
 			return s[loc[1]:]
 		}
@@ -122,6 +122,16 @@ func stripRiskLead(s string) string {
 		return s
 	}
 	return unlead(riskLeadNameRE, s)
+}
+
+// hasAnyPrefix reports whether s starts with one of prefixes.
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsAny reports whether s contains one of subs.
