@@ -33,6 +33,26 @@ var (
 	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|updated plan|summary|recap|so the plan is|what we agreed)\b`)
 )
 
+// ackLead returns the acknowledgement ackRE finds at the start of
+// lower-cased text, or "". It tries the pattern only after one of its
+// first words.
+func ackLead(lc string) string {
+	if !hasWordPrefix(lc, "ok", "okay", "agreed", "got", "fine", "good", "great", "perfect", "right", "sure", "yes", "yep",
+		"will", "done", "noted", "understood", "updated", "makes", "sounds", "that's") {
+		return ""
+	}
+	return ackRE.FindString(lc)
+}
+
+// pronounLead returns the opinion lead pronounLeadRE finds at the start of
+// lower-cased text ("i'd ", "we'll "), or "".
+func pronounLead(lc string) string {
+	if !hasAnyPrefix(lc, "i'd", "i would", "i'll", "we'll", "i will", "we will", "you'll", "you'd", "let's") {
+		return ""
+	}
+	return pronounLeadRE.FindString(lc)
+}
+
 // userAgreed reports whether the user's message i agreed to something: it
 // produced a decision, or says so outright.
 func userAgreed(t *transcript, i int, cands []*candidate) bool {
@@ -70,7 +90,7 @@ func confirmation(t *transcript, i int) *candidate {
 		d.Sources = []int{i, j}
 		return d
 	}
-	acked := ackRE.MatchString(first.lower) || itIsCues.match(first.lower)
+	acked := ackLead(first.lower) != "" || itIsCues.match(first.lower)
 	if !acked {
 		return nil
 	}
@@ -141,7 +161,7 @@ func statement(s string) string {
 	for range 2 {
 		before := s
 		lc := strings.ToLower(s)
-		if m := ackRE.FindString(lc); m != "" {
+		if m := ackLead(lc); m != "" {
 			s = s[len(m):]
 			lc = lc[len(m):]
 		}
@@ -149,7 +169,7 @@ func statement(s string) string {
 			s = s[len(m):]
 			lc = lc[len(m):]
 		}
-		if m := pronounLeadRE.FindString(lc); m != "" {
+		if m := pronounLead(lc); m != "" {
 			s = s[len(m):]
 		}
 		if s == before {

@@ -147,7 +147,7 @@ func parseProposals(t *transcript, j int) []proposal {
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || proposesInProse(t, s) {
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
 			}
 			continue
@@ -198,7 +198,7 @@ func proposesInProse(t *transcript, s sentence) bool {
 	if imperative(s.lower) {
 		return true
 	}
-	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && !ackRE.MatchString(s.lower) {
+	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && ackLead(s.lower) == "" {
 		return false // nothing for statement to strip before the verb
 	}
 	return imperative(t.statementOf(s))

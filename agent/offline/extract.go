@@ -833,7 +833,7 @@ var modalNeutral = wordSet(`be do help tell use have get go work make mean`)
 // can jump while scrolling"): not a proposal, an option or a description
 // ("a role that can read …").
 func modalConcern(t *transcript, s sentence) bool {
-	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ", " must n", " should never ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLeadRE.MatchString(s.lower) || imperative(s.lower) {
+	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ", " must n", " should never ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLead(s.lower) != "" || imperative(s.lower) {
 		return false
 	}
 	lc := strings.TrimLeft(t.statementOf(s), " ")

@@ -85,7 +85,7 @@ func riskLead(s string) string {
 		s = adviceTailRE.ReplaceAllString(s, "")
 		lc = strings.ToLower(s)
 	}
-	if m := ackRE.FindString(lc); m != "" && len(m) < len(s) {
+	if m := ackLead(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
 	}
 	if strings.Contains(lc, ":") {
