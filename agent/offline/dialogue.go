@@ -239,8 +239,10 @@ func itemTitle(raw, plain string) (string, string) {
 		}
 		return title, rest
 	}
-	if m := pathLeadRE.FindString(plain); m != "" && looksLikeFile(strings.Trim(strings.TrimSpace(m), "`:")) {
-		return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
+	if strings.IndexByte(plain, ':') > 0 {
+		if m := pathLeadRE.FindString(plain); m != "" && looksLikeFile(strings.Trim(strings.TrimSpace(m), "`:")) {
+			return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
+		}
 	}
 	lc := strings.ToLower(plain)
 	if m := labelLead(lc); m != "" {
@@ -248,6 +250,9 @@ func itemTitle(raw, plain string) (string, string) {
 		if looksLikeFile(strings.Trim(head, "`")) || isLabel(head) && words(head) <= 4 {
 			return head, strings.TrimSpace(plain[len(m):])
 		}
+	}
+	if !strings.ContainsAny(plain, "—–-") {
+		return "", plain
 	}
 	if m := listedRE.FindString(plain); m != "" {
 		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(m), "—–-"))

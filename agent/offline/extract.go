@@ -54,6 +54,8 @@ type transcript struct {
 	sets [][]tokenSet
 	// stmts caches statementOf per message and sentence.
 	stmts [][]cachedString
+	// leads caches riskLeadOf per message and sentence.
+	leads [][]cachedString
 	// props caches assistantProposals per message.
 	props     [][]proposal
 	propsDone []bool
@@ -111,6 +113,22 @@ func (t *transcript) statementOf(s sentence) string {
 	c := &t.stmts[s.msg][s.idx]
 	if !c.done {
 		c.s, c.done = strings.ToLower(statement(s.plain)), true
+	}
+	return c.s
+}
+
+// riskLeadOf returns riskLead(s.plain) for sentence s of the transcript,
+// worked out once.
+func (t *transcript) riskLeadOf(s sentence) string {
+	if t.leads == nil {
+		t.leads = make([][]cachedString, len(t.msgs))
+	}
+	if t.leads[s.msg] == nil {
+		t.leads[s.msg] = make([]cachedString, len(t.sents[s.msg]))
+	}
+	c := &t.leads[s.msg][s.idx]
+	if !c.done {
+		c.s, c.done = riskLead(s.plain), true
 	}
 	return c.s
 }
@@ -751,7 +769,12 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				text = ss[k+1].plain
 				usedK, usedMsg = k+1, mi
 			}
-			text = tidy(riskConsequence(riskClause(riskLead(withoutAsides(text)))))
+			if text == s.plain && !strings.Contains(text, "(") {
+				text = t.riskLeadOf(s) // withoutAsides would leave it as it is
+			} else {
+				text = riskLead(withoutAsides(text))
+			}
+			text = tidy(riskConsequence(riskClause(text)))
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
 			if k > 0 && !isDownside && words(text) <= 10 && words(ss[k-1].plain) <= 14 && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {

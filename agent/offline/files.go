@@ -37,7 +37,7 @@ func isFileCut(r rune) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
 
 // negHint is a quick test for the words fileNegRE needs.
 var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
@@ -98,7 +98,8 @@ func findFiles(sents []sentence) []fileMention {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
 				if !negKnown {
-					neg, negKnown = negHint.match(strings.ToLower(clause)) && fileNegRE.MatchString(clause), true
+					lc := strings.ToLower(clause)
+					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc), true
 				}
 				out = append(out, fileMention{
 					path:     p,

@@ -45,7 +45,9 @@ var (
 // inRiskSection reports whether s is an item listed under a label that
 // names risks or trade-offs.
 func inRiskSection(s sentence) bool {
-	return s.bullet && s.first && s.section != "" && riskSectionRE.MatchString(s.section)
+	return s.bullet && s.first && s.section != "" &&
+		containsAny(s.section, "trade", "risk", "caveat", "downside", "gotcha", "pitfall", "watch", "concern", "issue") &&
+		riskSectionRE.MatchString(s.section)
 }
 
 // flagsInjection reports whether s is the assistant pointing out that
@@ -152,7 +154,7 @@ var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so
 // than warns: a fix, one of the options on offer, or a user's remark that
 // voices no worry.
 func notConcern(t *transcript, s sentence) bool {
-	lc := strings.ToLower(riskLead(s.plain))
+	lc := strings.ToLower(t.riskLeadOf(s))
 	if proposeLeadRE.MatchString(lc) {
 		return true
 	}
