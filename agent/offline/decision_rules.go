@@ -22,9 +22,6 @@ var (
 	hedgeCues = cues(`or_not want_that do_you would_you should_we should_i`)
 	// parenRE is a parenthetical remark.
 	parenRE = regexp.MustCompile(`\s+\([^()]*\)`)
-	// labelLeadRE is a short label opening a sentence ("Cleaner:", "For
-	// your SEO worry:", "Rotation:").
-	labelLeadRE = regexp.MustCompile(`^[^:.;!?]{1,40}:\s+`)
 	// pronounLeadRE opens an opinion rather than the thing itself.
 	pronounLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
 	// controlRE is a user's reply that steers the conversation rather
@@ -35,6 +32,26 @@ var (
 	// recapRE names a section that restates what was decided.
 	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|updated plan|summary|recap|so the plan is|what we agreed)\b`)
 )
+
+// ackLead returns the acknowledgement ackRE finds at the start of
+// lower-cased text, or "". It tries the pattern only after one of its
+// first words.
+func ackLead(lc string) string {
+	if !hasWordPrefix(lc, "ok", "okay", "agreed", "got", "fine", "good", "great", "perfect", "right", "sure", "yes", "yep",
+		"will", "done", "noted", "understood", "updated", "makes", "sounds", "that's") {
+		return ""
+	}
+	return ackRE.FindString(lc)
+}
+
+// pronounLead returns the opinion lead pronounLeadRE finds at the start of
+// lower-cased text ("i'd ", "we'll "), or "".
+func pronounLead(lc string) string {
+	if !hasAnyPrefix(lc, "i'd", "i would", "i'll", "we'll", "i will", "we will", "you'll", "you'd", "let's") {
+		return ""
+	}
+	return pronounLeadRE.FindString(lc)
+}
 
 // userAgreed reports whether the user's message i agreed to something: it
 // produced a decision, or says so outright.
@@ -73,7 +90,7 @@ func confirmation(t *transcript, i int) *candidate {
 		d.Sources = []int{i, j}
 		return d
 	}
-	acked := ackRE.MatchString(first.lower) || itIsCues.match(first.lower)
+	acked := ackLead(first.lower) != "" || itIsCues.match(first.lower)
 	if !acked {
 		return nil
 	}
@@ -121,7 +138,7 @@ func replyEchoes(t *transcript, i int) bool {
 // closed: if clamd can't be reached, the upload is rejected …"): the reply
 // takes that answer on board and states it in full.
 func echoesAnswer(t *transcript, i int, s sentence) bool {
-	m := labelLeadRE.FindString(s.lower)
+	m := labelLead(s.lower)
 	if m == "" || !isLabel(m) {
 		return false
 	}
@@ -131,7 +148,7 @@ func echoesAnswer(t *transcript, i int, s sentence) bool {
 	}
 	said := tokenSet{}
 	for _, u := range t.sents[i] {
-		for w := range newTokenSet(u.lower) {
+		for w := range t.wordsOf(u) {
 			said[w] = struct{}{}
 		}
 	}
@@ -144,22 +161,24 @@ func statement(s string) string {
 	for range 2 {
 		before := s
 		lc := strings.ToLower(s)
-		if m := ackRE.FindString(lc); m != "" {
+		if m := ackLead(lc); m != "" {
 			s = s[len(m):]
 			lc = lc[len(m):]
 		}
-		if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) {
+		if m := labelLead(lc); m != "" && isLabel(s[:len(m)]) {
 			s = s[len(m):]
 			lc = lc[len(m):]
 		}
-		if m := pronounLeadRE.FindString(lc); m != "" {
+		if m := pronounLead(lc); m != "" {
 			s = s[len(m):]
 		}
 		if s == before {
 			break
 		}
 	}
-	s = parenRE.ReplaceAllString(s, "")
+	if strings.Contains(s, "(") {
+		s = parenRE.ReplaceAllString(s, "")
+	}
 	s = strings.Replace(s, " it is,", ",", 1)
 	s = strings.TrimSuffix(strings.TrimRight(s, ".! "), " it is")
 	return strings.TrimSpace(s)
@@ -237,6 +256,36 @@ func expandTerse(terse, support string, want tokenSet) string {
 	return tidy(terse) + ": " + lowerFirst(tidy(firstWords(body, 20)))
 }
 
+// labelLead returns the short label opening a sentence ("Cleaner: ",
+// "For your SEO worry: ", "Rotation: "): one to forty characters, none of
+// them ":.;!?", then a colon and the spaces after it; "" when s opens with
+// none.
+func labelLead(s string) string {
+	n := 0
+	for i, r := range s {
+		switch r {
+		case '.', ';', '!', '?':
+			return ""
+		case ':':
+			if n == 0 {
+				return ""
+			}
+			end := i + 1
+			for end < len(s) && (s[end] == ' ' || s[end] == '\t' || s[end] == '\n' || s[end] == '\f' || s[end] == '\r') {
+				end++
+			}
+			if end == i+1 {
+				return ""
+			}
+			return s[:end]
+		}
+		if n++; n > 40 {
+			return ""
+		}
+	}
+	return ""
+}
+
 // isLabel reports whether the text before a colon reads as a short label
 // ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
 // the start of an instruction ("Use table-layout").
@@ -245,7 +294,7 @@ func isLabel(s string) bool {
 		return false
 	}
 	// "Use table-layout: fixed": a verb and its object, not a label.
-	if words(s) >= 2 && imperRE.MatchString(strings.ToLower(s)) {
+	if words(s) >= 2 && imperative(strings.ToLower(s)) {
 		return false
 	}
 	for w := range strings.FieldsSeq(s) {

@@ -147,8 +147,8 @@ func parseProposals(t *transcript, j int) []proposal {
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackRE.MatchString(s.lower) && k == 0 || proposesInProse(s) {
-				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: newTokenSet(s.lower)})
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
+				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
 			}
 			continue
 		}
@@ -194,14 +194,14 @@ func parseProposals(t *transcript, j int) []proposal {
 // proposesInProse reports whether a prose sentence of the assistant says
 // what to do, as an imperative ("Treat the password as compromised and
 // rotate it"), after any acknowledgement or label ("OK — use …").
-func proposesInProse(s sentence) bool {
-	if imperRE.MatchString(s.lower) {
+func proposesInProse(t *transcript, s sentence) bool {
+	if imperative(s.lower) {
 		return true
 	}
-	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && !ackRE.MatchString(s.lower) {
+	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && ackLead(s.lower) == "" {
 		return false // nothing for statement to strip before the verb
 	}
-	return imperRE.MatchString(strings.ToLower(statement(s.plain)))
+	return imperative(t.statementOf(s))
 }
 
 // pathTitle returns the words that name a file at lower-cased path p: the
@@ -230,7 +230,7 @@ var boldTitleRE = regexp.MustCompile(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
 // "`ratelimit.go`") and what it says about it.
 func itemTitle(raw, plain string) (string, string) {
 	if m := boldTitleRE.FindStringSubmatch(raw); m != nil {
-		title := strings.TrimSpace(emphMarks.Replace(m[1]))
+		title := strings.TrimSpace(withoutEmphasis(m[1]))
 		title = strings.TrimRight(title, ":.")
 		rest := strings.TrimSpace(strings.TrimPrefix(plain, title))
 		rest = strings.TrimLeft(rest, ":.—–- ")
@@ -239,15 +239,20 @@ func itemTitle(raw, plain string) (string, string) {
 		}
 		return title, rest
 	}
-	if m := pathLeadRE.FindString(plain); m != "" && looksLikeFile(strings.Trim(strings.TrimSpace(m), "`:")) {
-		return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
+	if strings.IndexByte(plain, ':') > 0 {
+		if m := pathLeadRE.FindString(plain); m != "" && looksLikeFile(strings.Trim(strings.TrimSpace(m), "`:")) {
+			return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
+		}
 	}
 	lc := strings.ToLower(plain)
-	if m := labelLeadRE.FindString(lc); m != "" {
+	if m := labelLead(lc); m != "" {
 		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain[:len(m)]), ":"))
 		if looksLikeFile(strings.Trim(head, "`")) || isLabel(head) && words(head) <= 4 {
 			return head, strings.TrimSpace(plain[len(m):])
 		}
+	}
+	if !strings.ContainsAny(plain, "—–-") {
+		return "", plain
 	}
 	if m := listedRE.FindString(plain); m != "" {
 		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(m), "—–-"))
@@ -283,7 +288,7 @@ const keepWhole = 20
 // how things are or what could go wrong.
 func actionable(text string) bool {
 	lc := strings.ToLower(text)
-	if imperRE.MatchString(lc) {
+	if imperative(lc) {
 		return true
 	}
 	return !isStatement(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
@@ -316,8 +321,8 @@ func isStatement(lc string) bool {
 // isFact reports whether a user's clause only states how things are
 // ("acme-7 is enterprise"), with no verdict that would make it a choice.
 func isFact(lc string) bool {
-	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
-	return isStatement(body) && !evaluation.match(body) && !imperRE.MatchString(body) ||
+	body := strings.TrimSpace(unlead(leadRE, lc))
+	return isStatement(body) && !evaluation.match(body) && !imperative(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
 
@@ -374,7 +379,7 @@ func optionPicks(lc string, props []proposal) []string {
 // or more that says what a thing is ("sweeper", "redis"), not what is done.
 func sharesWord(a, b tokenSet) bool {
 	for w := range a {
-		if _, ok := b[w]; ok && len(w) >= 4 && !genericWords[w] && !imperRE.MatchString(w) {
+		if _, ok := b[w]; ok && len(w) >= 4 && !genericWords[w] && !imperative(w) {
 			return true
 		}
 	}
@@ -415,11 +420,11 @@ func echoItem(lc string, props []proposal) int {
 // HS256", "in-process is fine").
 func enoughSaid(content, lc string) bool {
 	n := len(tokens(strings.ToLower(content)))
-	body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	body := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
 	case n >= 3:
 		return true
-	case n == 2 && (imperRE.MatchString(body) || strings.HasPrefix(body, "no ")):
+	case n == 2 && (imperative(body) || strings.HasPrefix(body, "no ")):
 		return true
 	}
 	return n >= 1 && strongShortRE.MatchString(lc)
@@ -440,7 +445,7 @@ func namesOffer(t *transcript, prev int, content string) bool {
 		return false
 	}
 	for _, s := range t.sents[prev] {
-		if echoes(newTokenSet(s.lower), ws[0]) {
+		if echoes(t.wordsOf(s), ws[0]) {
 			return true
 		}
 	}
@@ -476,7 +481,7 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 			continue
 		}
 		head, alt, _ := strings.Cut(strings.TrimSuffix(q, "?"), " or ")
-		hw := strings.Fields(strings.TrimSpace(askLeadRE.ReplaceAllString(head, "")))
+		hw := strings.Fields(strings.TrimSpace(unlead(askLeadRE, head)))
 		n := len(strings.Fields(alt))
 		if n >= len(hw) {
 			continue // no proposition left before the alternatives
@@ -499,6 +504,35 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 	return nil
 }
 
+// labelledAnswer reads a user's answer given under a label that names
+// what the assistant just asked about ("Parse errors: fatal for --config,
+// warn-and-skip for discovered files"): the clause is the decision.
+func labelledAnswer(t *transcript, i, prev int, c, lc string) *candidate {
+	m := labelLead(lc)
+	if prev < 0 || m == "" || !isLabel(c[:len(m)]) || len(tokens(lc[len(m):])) < 2 || isRejection(lc) {
+		return nil
+	}
+	label := newTokenSet(m)
+	if len(label) == 0 {
+		return nil
+	}
+	asked := false
+	for _, s := range t.sents[prev] {
+		if looseOverlap(label, t.wordsOf(s)) == len(label) {
+			asked = true
+			break
+		}
+	}
+	if !asked {
+		return nil
+	}
+	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
+	d.Content = tidy(withoutReason(strings.TrimRight(c, ".!")))
+	d.Confidence = 0.6
+	d.Sources = []int{prev, i}
+	return d
+}
+
 // asksFact reports whether assistant message j ends by asking how things
 // are (without offering alternatives) rather than what to do.
 func asksFact(t *transcript, j int) bool {
@@ -514,6 +548,9 @@ func asksFact(t *transcript, j int) bool {
 	}
 	return false
 }
+
+// reportedAskRE finds a question reported rather than asked.
+var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
 
 // isQuantity reports whether the text after a bare number makes it a
 // quantity ("2 days", "3x") rather than an option's number ("2 and 3").
@@ -649,8 +686,8 @@ func isPureAcceptance(lc string) bool {
 		return true
 	}
 	if words(lc) <= 6 && acceptCuesAny.match(lc) {
-		rest := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
-		rest = strings.TrimSpace(trailRE.ReplaceAllString(rest, ""))
+		rest := strings.TrimSpace(unlead(leadRE, lc))
+		rest = strings.TrimSpace(untrail(rest))
 		return len(tokens(rest)) == 0 || acceptRE.MatchString(rest)
 	}
 	return false
@@ -686,7 +723,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		said := "" // the last statement of the message, for "memoize it"
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
-				if isAreRE.MatchString(c) {
+				if lc := strings.ToLower(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {
 					said = c
 				} else {
 					c = resolveIt(c, said)
@@ -695,7 +732,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isInjection(lc) {
 					continue
 				}
-				if reversalCues.match(lc) {
+				// "the mobile lead asked whether we should switch to RS256"
+				// reports a question; it takes nothing back.
+				if reversalCues.match(lc) && !isQuestion(lc) && !reportedAskRE.MatchString(lc) {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}
@@ -707,7 +746,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				// "no Redis" turns down what was offered; "ok, but skip the
 				// sweeper" accepts the rest. A refusal of nothing on offer
 				// after a yes ("ok, no global retries") is a decision.
-				body := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+				body := strings.TrimSpace(unlead(leadRE, lc))
 				if isRejection(lc) || body != lc && isRejection(body) {
 					set := newTokenSet(body)
 					hit := false
@@ -773,6 +812,8 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					cands = joinTerse(cands, d)
 				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
+				} else if d := labelledAnswer(t, i, prev, c, lc); d != nil {
+					cands = append(cands, d)
 				}
 			}
 		}
@@ -819,13 +860,18 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		// A reversal replaces earlier choices on the same subject: earlier
 		// decisions sharing distinctive words with what this message takes
 		// back.
+		taken := make([]*echoIndex, len(against))
+		for k, a := range against {
+			taken[k] = newEchoIndex(a)
+		}
 		for _, c := range cands {
 			if c.msg >= i || c.removed {
 				continue
 			}
-			for _, a := range against {
+			for _, a := range taken {
 				if sharesDistinctive(c.subject, a, t) {
 					c.removed = true
+					break
 				}
 			}
 		}
@@ -884,7 +930,7 @@ var isAreRE = regexp.MustCompile(`(?i)^([^,;:]{2,40}?) (?:is|are) (?:(?:still|al
 // clauses come back as they are.
 func resolveIt(c, before string) string {
 	m := pronounObjRE.FindStringSubmatch(strings.TrimSpace(c))
-	if m == nil || !imperRE.MatchString(strings.ToLower(m[1])) || controlRE.MatchString(strings.ToLower(c)) {
+	if m == nil || !imperative(strings.ToLower(m[1])) || controlRE.MatchString(strings.ToLower(c)) {
 		return c
 	}
 	loc := isAreRE.FindStringSubmatchIndex(before)

@@ -50,6 +50,12 @@ type transcript struct {
 	lowerMsgs []string
 	// proposals caches proposal per assistant message; nil: none.
 	proposals map[int]*sentence
+	// sets caches wordsOf per message and sentence.
+	sets [][]tokenSet
+	// stmts caches statementOf per message and sentence.
+	stmts [][]cachedString
+	// leads caches riskLeadOf per message and sentence.
+	leads [][]cachedString
 	// props caches assistantProposals per message.
 	props     [][]proposal
 	propsDone []bool
@@ -70,6 +76,61 @@ func newTranscript(msgs []agent.TranscriptMessage) *transcript {
 		t.all = append(t.all, t.sents[i]...)
 	}
 	return t
+}
+
+// wordsOf returns the content words of sentence s of the transcript,
+// worked out once. The set is shared: callers must not change it.
+func (t *transcript) wordsOf(s sentence) tokenSet {
+	if t.sets == nil {
+		t.sets = make([][]tokenSet, len(t.msgs))
+	}
+	if t.sets[s.msg] == nil {
+		t.sets[s.msg] = make([]tokenSet, len(t.sents[s.msg]))
+	}
+	if set := t.sets[s.msg][s.idx]; set != nil {
+		return set
+	}
+	set := newTokenSet(s.lower)
+	t.sets[s.msg][s.idx] = set
+	return set
+}
+
+// cachedString is a string worked out once.
+type cachedString struct {
+	s    string
+	done bool
+}
+
+// statementOf returns what sentence s of the transcript states, lower-cased:
+// strings.ToLower(statement(s.plain)), worked out once.
+func (t *transcript) statementOf(s sentence) string {
+	if t.stmts == nil {
+		t.stmts = make([][]cachedString, len(t.msgs))
+	}
+	if t.stmts[s.msg] == nil {
+		t.stmts[s.msg] = make([]cachedString, len(t.sents[s.msg]))
+	}
+	c := &t.stmts[s.msg][s.idx]
+	if !c.done {
+		c.s, c.done = strings.ToLower(statement(s.plain)), true
+	}
+	return c.s
+}
+
+// riskLeadOf returns riskLead(s.plain) for sentence s of the transcript,
+// worked out once.
+func (t *transcript) riskLeadOf(s sentence) string {
+	if t.leads == nil {
+		t.leads = make([][]cachedString, len(t.msgs))
+	}
+	if t.leads[s.msg] == nil {
+		t.leads[s.msg] = make([]cachedString, len(t.sents[s.msg]))
+	}
+	c := &t.leads[s.msg][s.idx]
+	if !c.done {
+		c.s, c.done = riskLead(s.plain), true
+	}
+	return c.s
 }
 
 // docFreq returns in how many messages word w occurs: as a word or the
@@ -131,7 +192,6 @@ var (
 	// injectionRE marks text addressed to an AI reading the conversation.
 	injectionHint = cues(`instruction* approved ai prompt*`)
 	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|system prompt`)
-	hedgeLeadRE   = regexp.MustCompile(`^(maybe|not sure|perhaps|i wonder|wondering)\b`)
 	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
 	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
@@ -140,8 +200,7 @@ var (
 	// plugins list command").
 	needRE       = `^we (?:also |still )?need (?:a|an|the)\b`
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
-	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great`)
-	imperRE      = regexp.MustCompile(`^(add|use|keep|put|remove|delete|drop|make|move|switch|rotate|memoize|memoise|store|return|handle|show|run|split|cap|set|enable|disable|fall back|deploy|ship|warn|log|leave|update|virtuali[sz]e|roll|support|create|expose|apply|treat|merge|replace|alert|throttle|retry|limit|route|send|mark|include|exclude|print|document|migrate|encrypt|pin|cache|index|validate|check|wrap|stream|emit|generate|rename|extract|resolve|redirect|require|reject|accept|block|schedule|batch|hash|sign|split|stay|go for|prefer)\b`)
+	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
 	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
@@ -151,14 +210,91 @@ var (
 	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
 )
 
+// imperVerbs are the verbs that open an instruction ("add a cap", "use
+// HS256"); imperPhrases the same of two words.
+var (
+	imperVerbs = wordSet(`add use keep put remove delete drop make move switch rotate memoize memoise store return handle show
+		run split cap set enable disable deploy ship warn log leave update virtualise virtualize roll
+		support create expose apply treat merge replace alert throttle retry limit route send mark include
+		exclude print document migrate encrypt pin cache index validate check wrap stream emit generate
+		rename extract resolve redirect require reject accept block schedule batch hash sign stay prefer`)
+	imperPhrases = []string{"fall back", "go for"}
+)
+
+// imperative reports whether lower-cased text opens with a verb that
+// instructs ("add …", "fall back to …"), as a whole word.
+func imperative(lc string) bool {
+	end := 0
+	for end < len(lc) && isREWordByte(lc[end]) {
+		end++
+	}
+	if imperVerbs[lc[:end]] && end > 0 {
+		// "Support does that all the time": a noun, the subject of a verb.
+		next, _, _ := strings.Cut(strings.TrimLeft(lc[end:], " "), " ")
+		return end == len(lc) || lc[end] != ' ' || !subjectOf[strings.TrimRight(next, ",.;:!")]
+	}
+	for _, p := range imperPhrases {
+		if strings.HasPrefix(lc, p) && (len(lc) == len(p) || !isREWordByte(lc[len(p)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// subjectOf are the verbs that make the word before them their subject.
+var subjectOf = wordSet(`is are was were does doesn't isn't aren't has hasn't will won't would can can't`)
+
+// isREWordByte reports whether b is a word character as regexp's \b reads
+// it: an ASCII letter, digit or underscore.
+func isREWordByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
 // terseWords is how many content words an answer has at most to count as
 // terse: the assistant's sentence it accepts says it in full.
 const terseWords = 7
 
+// trailEnds are the words trailRE can end with, before any "." or "!".
+var trailEnds = []string{"yes", "is", "fine", "then", "please", "agreed", "good", "works", "now", "ok", "sure", "all", "instead"}
+
+// untrail returns s without the agreement trailRE finds at its end ("…,
+// yes", "… for now"). It tries the pattern only when s ends with one of its
+// words: unanchored at the start, it is slow to fail.
+func untrail(s string) string {
+	end := strings.TrimRight(s, ".!")
+	for _, w := range trailEnds {
+		if strings.HasSuffix(end, w) {
+			return trailRE.ReplaceAllString(s, "")
+		}
+	}
+	return s
+}
+
+// mayBeExplicit is a quick test that lower-cased text has what explicitRE
+// needs: a leading "ok", "sure", "ship", "(b)" or "we", a final "go", or
+// "option".
+func mayBeExplicit(lc string) bool {
+	return len(lc) <= 4 || hasWordPrefix(lc, "ok", "okay", "sure", "yep", "yeah", "ship", "we") ||
+		strings.HasSuffix(strings.TrimSuffix(lc, "."), "go") || strings.Contains(lc, "option")
+}
+
+// hasWordPrefix reports whether s opens with one of prefixes followed by
+// the end of s or a character that is not a letter, digit or underscore,
+// as regexp's \b reads it.
+func hasWordPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) && (len(s) == len(p) || !isREWordByte(s[len(p)])) {
+			return true
+		}
+	}
+	return false
+}
+
 // isQuestion reports whether lower-cased text asks rather than states: it
 // ends with a question mark or opens with a hedge ("maybe", "not sure").
 func isQuestion(lower string) bool {
-	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") || hedgeLeadRE.MatchString(lower)
+	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") ||
+		hasWordPrefix(lower, "maybe", "not sure", "perhaps", "i wonder", "wondering")
 }
 
 // isRejection reports whether a lower-cased clause turns something down
@@ -200,6 +336,17 @@ var (
 	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
+// spacedDash reports whether s has a "-" after a space, as a dash
+// between clauses has ("Rotate - no history rewrite").
+func spacedDash(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] == '-' && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\n' || s[i-1] == '\f' || s[i-1] == '\r') {
+			return true
+		}
+	}
+	return false
+}
+
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
 // and before ", let's", after a leading refusal ("No cap, sliding 30 days is
 // fine") and before a trailing one ("Rotate, no history rewrite").
@@ -209,7 +356,7 @@ func userClauses(s string) []string {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
 	}
 	parts := []string{s}
-	if strings.ContainsAny(s, ";—–-\x00") {
+	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {
 		parts = clauseSplitRE.Split(s, -1)
 	}
 	for _, c := range parts {
@@ -219,7 +366,7 @@ func userClauses(s string) []string {
 			continue
 		}
 		// "Rotate, no history rewrite": what is taken, then what is not.
-		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(leadRE.ReplaceAllString(lc[:loc[0]], "")))) > 0 {
+		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(unlead(leadRE, lc[:loc[0]])))) > 0 {
 			out = append(out, c[:loc[0]], c[loc[0]+2:])
 			continue
 		}
@@ -231,11 +378,11 @@ func userClauses(s string) []string {
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
-	unled := strings.TrimSpace(leadRE.ReplaceAllString(lc, ""))
+	unled := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
-	case explicitCues.match(lc) || explicitRE.MatchString(lc):
+	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc):
 		conf = 0.9
-	case imperRE.MatchString(unled):
+	case imperative(unled):
 		conf = 0.75
 	case impliedCues.match(lc):
 		conf = 0.6
@@ -249,8 +396,8 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if controlRE.MatchString(unled) {
 		return nil
 	}
-	body := strings.TrimSpace(letsRE.ReplaceAllString(unled, ""))
-	body = strings.TrimSpace(trailRE.ReplaceAllString(body, ""))
+	body := strings.TrimSpace(unlead(letsRE, unled))
+	body = strings.TrimSpace(untrail(body))
 	content := cutLike(c, body)
 
 	// "option 2", "(b)", "go with 1": the option of the assistant's list.
@@ -292,6 +439,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d.Content = tidy(content)
 	d.Confidence = conf
+	d.Content = tidy(withoutReason(content))
 	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full.
@@ -302,6 +450,20 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		}
 	}
 	return d
+}
+
+// reasonRE finds where a user's decision goes on to say why: a clause
+// with its own subject ("…, the prometheus folks will kill me", "… so we
+// could swap vendors later") or a bare verdict ("…, simpler").
+var reasonRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–]|\s+so|\s+because|\s+since|\s+as)\s+(?:we|i|they|people|users|everyone|nobody|the [a-z-]+ (?:folks|team|people|guys))\s+[a-z']+|,\s+(?:simpler|cheaper|faster|easier|safer|cleaner)\b`)
+
+// withoutReason cuts a user's decision before the reason it gives, when
+// what is left still says something.
+func withoutReason(s string) string {
+	if loc := reasonRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 2 {
+		return s[:loc[0]]
+	}
+	return s
 }
 
 // fullSentenceRE opens a clause with its own subject and verb ("we also
@@ -320,7 +482,7 @@ func echoesOption(t *transcript, prev int, lc string) bool {
 		return false
 	}
 	for _, s := range t.sents[prev] {
-		if s.bullet && looseOverlap(want, newTokenSet(s.lower)) == len(want) {
+		if s.bullet && looseOverlap(want, t.wordsOf(s)) == len(want) {
 			return true
 		}
 	}
@@ -407,7 +569,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 		if isQuestion(s.lower) || words(s.plain) < 4 || hedgeRE.MatchString(s.lower) {
 			continue
 		}
-		n := looseOverlap(want, newTokenSet(s.lower))
+		n := looseOverlap(want, t.wordsOf(s))
 		// On a tie, a sentence that proposes (an imperative) or a list item
 		// is likelier to be what the answer accepts than prose around it.
 		if n > bestN || n == bestN && n > 0 && supportRank(s) > supportRank(best) {
@@ -424,21 +586,57 @@ func supportRank(s sentence) int {
 	if s.bullet {
 		r++
 	}
-	if imperRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(statement(s.lower), ""))) {
+	if imperative(strings.TrimSpace(unlead(leadRE, statement(s.lower)))) {
 		r += 2
 	}
 	return r
 }
 
-// sharesDistinctive reports whether a and b share a word that is rare in the
-// transcript (said in at most a third of its messages).
-func sharesDistinctive(a, b tokenSet, t *transcript) bool {
+// sharesDistinctive reports whether a and the words of b share a word that
+// is rare in the transcript (said in at most a third of its messages).
+func sharesDistinctive(a tokenSet, b *echoIndex, t *transcript) bool {
 	for w := range a {
-		if len(w) >= 3 && t.docFreq(w)*3 <= len(t.msgs)+2 && echoes(b, w) {
+		if len(w) >= 3 && b.echoes(w) && t.docFreq(w)*3 <= len(t.msgs)+2 {
 			return true
 		}
 	}
 	return false
+}
+
+// echoIndex answers echoes for one set of words without reading the whole
+// set each time: it keeps the words without hyphens, and their first five
+// letters.
+type echoIndex struct {
+	set    tokenSet
+	bare   map[string]bool
+	prefix map[string]bool
+}
+
+// newEchoIndex indexes set for echoes.
+func newEchoIndex(set tokenSet) *echoIndex {
+	x := &echoIndex{set: set, bare: make(map[string]bool, len(set)), prefix: make(map[string]bool, len(set))}
+	for v := range set {
+		if strings.Contains(v, "-") {
+			v = strings.ReplaceAll(v, "-", "")
+		}
+		x.bare[v] = true
+		if len(v) >= 5 {
+			x.prefix[v[:5]] = true
+		}
+	}
+	return x
+}
+
+// echoes reports what echoes(x.set, w) does.
+func (x *echoIndex) echoes(w string) bool {
+	if _, ok := x.set[w]; ok {
+		return true
+	}
+	bare := w
+	if strings.Contains(w, "-") {
+		bare = strings.ReplaceAll(w, "-", "")
+	}
+	return x.bare[bare] || len(bare) >= 5 && x.prefix[bare[:5]]
 }
 
 // Patterns of the risk rules.
@@ -460,16 +658,23 @@ var (
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
-	lowCues    = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
-	riskLeadRE = regexp.MustCompile(`(?i)^((?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:also|safety|watch out|careful)(?:[:,.]|\s[—–])\s+|(?:[^.:;,]{0,40}?\b)?(i'm|i am|we're|we are) (just |a bit |really |quite |also )?(worried|nervous|concerned|afraid)( about the fact)?( that)?|my (main )?(worry|concern) is( that)?|(one|the|a|another) (catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (here |with [^ ]+ )?is( that)?|one risk is( that)?|i'll say it once and then drop it:)\s*`)
+	lowCues = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
+	// riskLeadRE and the two patterns after it, tried in turn, are the
+	// lead that announces a concern: "Note:", "Also —"; "I'm worried
+	// that"; "My worry is", "The catch is", "One risk:".
+	riskLeadRE     = regexp.MustCompile(`(?i)^(?:(?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:also|safety|watch out|careful)(?:[:,.]|\s[—–])\s+)\s*`)
+	riskLeadFeelRE = regexp.MustCompile(`(?i)^(?:[^.:;,]{0,40}?\b)?(?:i'm|i am|we're|we are) (?:just |a bit |really |quite |also )?(?:worried|nervous|concerned|afraid)(?: about the fact)?(?: that)?\s*`)
+	riskLeadNameRE = regexp.MustCompile(`(?i)^(?:my (?:main )?(?:worry|concern) is(?: that)?|(?:one|the|a|another) (?:catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (?:here |with [^ ]+ )?is(?: that)?|one risk is(?: that)?|i'll say it once and then drop it:)\s*`)
 )
 
 // cueList is a set of phrases matched at word boundaries; a phrase ending
 // in "*" also matches longer words ("leak*" matches "leaks"). Phrases are
 // indexed by their first two bytes, so that matching reads the text once,
-// trying at each word only the phrases that can start there.
+// trying at each word only the phrases that can start there; a bitmap of
+// those two-byte starts spares the map look-up at most words.
 type cueList struct {
-	byStart map[string][]cue
+	byStart map[uint16][]cue
+	starts  *[1 << 16 / 64]uint64
 	short   []cue // phrases of one byte
 }
 
@@ -481,7 +686,7 @@ type cue struct {
 
 // cues makes a cueList from space-separated phrases, "_" standing for a space.
 func cues(s string) cueList {
-	c := cueList{byStart: map[string][]cue{}}
+	c := cueList{byStart: map[uint16][]cue{}, starts: new([1 << 16 / 64]uint64)}
 	for p := range strings.FieldsSeq(s) {
 		p = strings.ReplaceAll(p, "_", " ")
 		k := cue{text: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")}
@@ -489,7 +694,9 @@ func cues(s string) cueList {
 			c.short = append(c.short, k)
 			continue
 		}
-		c.byStart[k.text[:2]] = append(c.byStart[k.text[:2]], k)
+		key := uint16(k.text[0])<<8 | uint16(k.text[1])
+		c.byStart[key] = append(c.byStart[key], k)
+		c.starts[key/64] |= 1 << (key % 64)
 	}
 	return c
 }
@@ -501,9 +708,11 @@ func (c cueList) match(lower string) bool {
 			continue // not the start of a word ("tuned" in "fine-tuned")
 		}
 		if i+1 < len(lower) {
-			for _, k := range c.byStart[lower[i:i+2]] {
-				if c.at(lower, i, k) {
-					return true
+			if key := uint16(lower[i])<<8 | uint16(lower[i+1]); c.starts[key/64]&(1<<(key%64)) != 0 {
+				for _, k := range c.byStart[key] {
+					if c.at(lower, i, k) {
+						return true
+					}
 				}
 			}
 		}
@@ -544,7 +753,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
@@ -553,14 +762,19 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			text := s.plain
 			if isDownside {
 				text = downside
-			} else if riskWeakRE.MatchString(s.lower) || words(riskLeadRE.ReplaceAllString(text, "")) < 5 {
+			} else if riskWeakRE.MatchString(s.lower) || words(stripRiskLead(text)) < 5 {
 				if k+1 >= len(ss) {
 					continue
 				}
 				text = ss[k+1].plain
 				usedK, usedMsg = k+1, mi
 			}
-			text = tidy(riskConsequence(riskClause(riskLead(withoutAsides(text)))))
+			if text == s.plain && !strings.Contains(text, "(") {
+				text = t.riskLeadOf(s) // withoutAsides would leave it as it is
+			} else {
+				text = riskLead(withoutAsides(text))
+			}
+			text = tidy(riskConsequence(riskClause(text)))
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
 			if k > 0 && !isDownside && words(text) <= 10 && words(ss[k-1].plain) <= 14 && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
@@ -599,6 +813,66 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 		}
 	}
 	return out
+}
+
+// limitRE finds a limitation: what something only does, or does not.
+var limitRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,5})(?:only|never|no longer|doesn't|don't|can't|cannot|isn't|aren't|has no|have no|won't)\b`)
+
+// limitBeforeFix reports whether sentence k of ss states a limitation of
+// something ("Screen readers only see the rendered rows.") and the sentence
+// after it, in the same place, says what to do about it ("Add
+// aria-rowcount …"): a concern raised with its fix.
+func limitBeforeFix(t *transcript, ss []sentence, k int) bool {
+	s := ss[k]
+	if s.role != agent.RoleAssistant || k+1 >= len(ss) || ss[k+1].item != s.item ||
+		!containsAny(s.lower, "only", "never", "no longer", "n't", "cannot", " no ") || isQuestion(s.lower) || imperative(s.lower) {
+		return false
+	}
+	lc := t.statementOf(s)
+	m := limitRE.FindStringSubmatch(lc)
+	if m == nil || imperative(lc) {
+		return false
+	}
+	// "A backup you never restored": what people do, not what a thing does.
+	subj := strings.Fields(m[1])
+	switch subj[len(subj)-1] {
+	case "you", "we", "i", "they", "it's", "that's":
+		return false
+	}
+	next := t.statementOf(ss[k+1])
+	return imperative(next)
+}
+
+// modalRE finds a statement of what something can or would do: its
+// subject, the modal and the verb.
+var modalRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,6})(?:can|could|might|may|would|must never|must not|should never) (?:not |never |still |also |easily |silently |quietly |then |only )?([a-z]+)`)
+
+// modalNeutral are verbs after a modal that describe rather than warn
+// ("would be", "can do").
+var modalNeutral = wordSet(`be do help tell use have get go work make mean`)
+
+// modalConcern reports whether s, an assistant's statement, says what
+// could happen to something other than the people talking ("Column widths
+// can jump while scrolling"): not a proposal, an option or a description
+// ("a role that can read …").
+func modalConcern(t *transcript, s sentence) bool {
+	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ", " must n", " should never ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLead(s.lower) != "" || imperative(s.lower) {
+		return false
+	}
+	lc := strings.TrimLeft(t.statementOf(s), " ")
+	if imperative(lc) || strings.HasPrefix(lc, "you ") || strings.HasPrefix(lc, "we ") || strings.HasPrefix(lc, "i ") {
+		return false
+	}
+	m := modalRE.FindStringSubmatch(lc)
+	if m == nil || modalNeutral[m[2]] {
+		return false
+	}
+	subj := strings.Fields(m[1])
+	switch subj[len(subj)-1] {
+	case "that", "which", "who", "so", "nobody", "no", "you", "we", "either":
+		return false
+	}
+	return true
 }
 
 // refersRE finds a pronoun that stands for something said before.

@@ -27,14 +27,20 @@ var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
 	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net`)
 
-// fileCutRE separates candidate paths inside a line.
-var fileCutRE = regexp.MustCompile("[\\s`,;()<>\"'{}=|]+")
+// isFileCut reports whether r separates candidate paths inside a line.
+func isFileCut(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\f', '\r', '`', ',', ';', '(', ')', '<', '>', '"', '\'', '{', '}', '=', '|':
+		return true
+	}
+	return false
+}
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`(?i)\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no* not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -72,12 +78,17 @@ func findFiles(sents []sentence) []fileMention {
 		}
 		for _, clause := range clauses {
 			neg, negKnown := false, false
-			for _, cand := range fileCutRE.Split(clause, -1) {
+			for _, cand := range strings.FieldsFunc(clause, isFileCut) {
 				if i := strings.Index(cand, "::"); i > 0 {
 					cand = cand[:i]
 				}
 				if i := strings.IndexAny(cand, "#"); i > 0 {
 					cand = cand[:i]
+				}
+				// Cleaning only trims: a word with no dot stays without
+				// one, and only a known name can then be a file.
+				if strings.IndexByte(cand, '.') < 0 && !mayNameFile(cand) {
+					continue
 				}
 				p, ok := store.CleanPath(cand)
 				if !ok || !looksLikeFile(p) {
@@ -87,7 +98,8 @@ func findFiles(sents []sentence) []fileMention {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
 				if !negKnown {
-					neg, negKnown = negHint.match(strings.ToLower(clause)) && fileNegRE.MatchString(clause), true
+					lc := strings.ToLower(clause)
+					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc), true
 				}
 				out = append(out, fileMention{
 					path:     p,

@@ -39,13 +39,15 @@ var (
 	adviceTailRE = regexp.MustCompile(`(?i),\s+so (?:it's|it is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check)\b.*$`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
-	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if)\b`)
+	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if|(?:don't|do not) want)\b`)
 )
 
 // inRiskSection reports whether s is an item listed under a label that
 // names risks or trade-offs.
 func inRiskSection(s sentence) bool {
-	return s.bullet && s.first && s.section != "" && riskSectionRE.MatchString(s.section)
+	return s.bullet && s.first && s.section != "" &&
+		containsAny(s.section, "trade", "risk", "caveat", "downside", "gotcha", "pitfall", "watch", "concern", "issue") &&
+		riskSectionRE.MatchString(s.section)
 }
 
 // flagsInjection reports whether s is the assistant pointing out that
@@ -61,16 +63,21 @@ func isBackground(s sentence) bool {
 }
 
 // isMitigation reports whether a lower-cased sentence says how a concern is
-// avoided.
+// avoided, or that there is little to fear ("Not much — …", "That keeps
+// working since …").
 func isMitigation(lower string) bool {
-	return mitigationHint.match(lower) && mitigationRE.MatchString(lower)
+	return mitigationHint.match(lower) && mitigationRE.MatchString(lower) ||
+		hasWordPrefix(lower, "not", "no", "nothing", "that", "it", "this") && reassureRE.MatchString(lower)
 }
+
+// reassureRE opens a sentence that answers a worry by playing it down.
+var reassureRE = regexp.MustCompile(`^(?:not much|not really|not a problem|no problem|nothing breaks|(?:that|it|this) (?:still works|keeps working|is still fine|stays fine))\b`)
 
 // riskLead strips what announces a concern from the sentence that states
 // it: an acknowledgement ("Agreed —"), a known lead ("The catch is") or a
 // short lead-in naming the concern ("The flip side is the real issue:").
 func riskLead(s string) string {
-	s = riskLeadRE.ReplaceAllString(s, "")
+	s = stripRiskLead(s)
 	lc := strings.ToLower(s)
 	if strings.Contains(lc, "mean") {
 		s = meansLeadRE.ReplaceAllString(s, "")
@@ -80,11 +87,11 @@ func riskLead(s string) string {
 		s = adviceTailRE.ReplaceAllString(s, "")
 		lc = strings.ToLower(s)
 	}
-	if m := ackRE.FindString(lc); m != "" && len(m) < len(s) {
+	if m := ackLead(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
 	}
 	if strings.Contains(lc, ":") {
-		if m := labelLeadRE.FindString(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
+		if m := labelLead(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
 			s, lc = s[len(m):], lc[len(m):]
 		}
 	}
@@ -97,6 +104,48 @@ func riskLead(s string) string {
 	return s
 }
 
+// stripRiskLead returns s without the lead that announces its concern
+// ("Note:", "I'm worried that", "The catch is"). Each of the three
+// patterns is tried only when s has the words it needs: they are slow to
+// fail, the second most.
+func stripRiskLead(s string) string {
+	lc := strings.ToLower(s)
+	if hasAnyPrefix(lc, "also", "and", "but", "though", "worth", "note", "safety", "watch out", "careful", ",", " ") {
+		if loc := riskLeadRE.FindStringIndex(s); loc != nil {
+			return s[loc[1]:]
+		}
+	}
+	if containsAny(lc, "worried", "nervous", "concerned", "afraid") && containsAny(lc, "i'm", "i am", "we're", "we are") {
+		if loc := riskLeadFeelRE.FindStringIndex(s); loc != nil {
+			return s[loc[1]:]
+		}
+	}
+	if !hasWordPrefix(lc, "my", "one", "the", "a", "another", "downside", "caveat", "caveats", "catch", "risk", "i'll") {
+		return s
+	}
+	return unlead(riskLeadNameRE, s)
+}
+
+// hasAnyPrefix reports whether s starts with one of prefixes.
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsAny reports whether s contains one of subs.
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // proposeLeadRE opens a sentence that proposes a fix rather than raising a
 // concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
 var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?|assert|verify|ensure|since we)\b`)
@@ -105,8 +154,13 @@ var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so
 // than warns: a fix, one of the options on offer, or a user's remark that
 // voices no worry.
 func notConcern(t *transcript, s sentence) bool {
-	lc := strings.ToLower(riskLead(s.plain))
+	lc := strings.ToLower(t.riskLeadOf(s))
 	if proposeLeadRE.MatchString(lc) {
+		return true
+	}
+	// "Enable app rollback: …" proposes; "Document it, or users will put
+	// the file in the wrong place" warns of what happens without it.
+	if (imperative(lc) || imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") {
 		return true
 	}
 	if s.role == agent.RoleUser {
@@ -216,7 +270,7 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 	if i < 0 || i >= len(t.msgs) {
 		return false
 	}
-	m := strings.ToLower(emphMarks.Replace(t.msgs[i].Content))
+	m := strings.ToLower(withoutEmphasis(t.msgs[i].Content))
 	at := func(s string) int {
 		f := strings.Fields(strings.ToLower(s))
 		if len(f) > 3 {

@@ -64,6 +64,35 @@ func TestAssistantDecisionRules(t *testing.T) {
 			notWant: [][]string{{"bounds the map"}, {"i'd"}},
 		},
 		{
+			name: "a reported question takes nothing back",
+			msgs: []agent.TranscriptMessage{u("Signing?"), a("HS256 or RS256?"), u("Let's go with HS256."), a("OK."), u("Next: logging."),
+				a("Structured JSON logs."), u("Fine."), a("Done."), u("The mobile lead asked whether we should switch to RS256 instead of HS256.")},
+			want:    [][]string{{"HS256"}},
+			notWant: [][]string{{"RS256"}},
+		},
+		{
+			name:    "a decision ends before its reason",
+			msgs:    []agent.TranscriptMessage{u("Metrics?"), a("I'd add ratelimit_rejected_total with labels route and tenant."), u("Drop the tenant label from the metric, the prometheus folks will kill me.")},
+			want:    [][]string{{"Drop the tenant label from the metric"}},
+			notWant: [][]string{{"prometheus folks"}},
+		},
+		{
+			name: "an answer under the label asked about",
+			msgs: []agent.TranscriptMessage{u("Config errors?"), a("Two open points: unknown keys and parse errors. What should parse errors do?"),
+				u("Parse errors: fatal for --config, warn-and-skip for discovered files.")},
+			want: [][]string{{"Parse errors", "warn-and-skip"}},
+		},
+		{
+			name:    "a noun before its verb is no instruction",
+			msgs:    []agent.TranscriptMessage{u("Ctrl+F?"), a("Rows that aren't rendered can't be found."), u("Support does that all the time.")},
+			notWant: [][]string{{"Support"}},
+		},
+		{
+			name: "acceptable agrees",
+			msgs: []agent.TranscriptMessage{u("Deploy?"), a("Every session is logged out at deploy."), u("Logging everyone out once is acceptable, we'll deploy at night.")},
+			want: [][]string{{"deploy at night"}},
+		},
+		{
 			name:    "steering words are not decisions",
 			msgs:    []agent.TranscriptMessage{u("What next?"), a("I can summarise."), u("ok summarize")},
 			notWant: [][]string{{"summarize"}},
@@ -108,6 +137,47 @@ func TestAddedRiskRules(t *testing.T) {
 		want    []string // each: a word one risk must contain
 		notWant []string // words no risk may contain
 	}{
+		{
+			name: "what something could do is a concern",
+			msgs: []agent.TranscriptMessage{u("Table layout?"), a("Column widths can jump while scrolling, because the browser sizes columns from the rendered rows.")},
+			want: []string{"Column widths can jump"},
+		},
+		{
+			name:    "what people can do, or a description, is not a concern",
+			msgs:    []agent.TranscriptMessage{u("IAM?"), a("You can attach it later. An IAM role that can read prod/api/* only. That would be cheap.")},
+			notWant: []string{"attach", "IAM role", "cheap"},
+		},
+		{
+			name: "a limitation stated before its fix is a concern",
+			msgs: []agent.TranscriptMessage{u("Accessibility?"), a("Also:\n- **Screen readers** only see the rendered rows. Add aria-rowcount on the table.")},
+			want: []string{"Screen readers only see the rendered rows"},
+		},
+		{
+			name:    "a limitation of what people do is not",
+			msgs:    []agent.TranscriptMessage{u("Restore tests?"), a("A backup you never restored is a hope. Add a monthly restore test.")},
+			notWant: []string{"hope"},
+		},
+		{
+			name: "must never warns",
+			msgs: []agent.TranscriptMessage{u("Keys?"), a("The private signing key must never sit on a build agent in plain form.")},
+			want: []string{"signing key must never"},
+		},
+		{
+			name:    "a proposal in the imperative is not a concern, unless it says what happens without it",
+			msgs:    []agent.TranscriptMessage{u("Rollback?"), a("Enable app rollback: otherwise the bootloader reverts the broken image on reset. Document it, or Windows users will put the file in the wrong place.")},
+			want:    []string{"Windows users will put the file in the wrong place"},
+			notWant: []string{"rollback"},
+		},
+		{
+			name:    "playing a worry down is not a concern",
+			msgs:    []agent.TranscriptMessage{u("Battery?"), a("Not much — periodic work gets batched by the OS and deferred in Doze, so the cost is small.")},
+			notWant: []string{"Doze"},
+		},
+		{
+			name: "a user's I don't want voices a concern",
+			msgs: []agent.TranscriptMessage{u("Plugins?"), a("Entry points or a plugins directory."), u("No directory scanning, I don't want arbitrary files getting imported.")},
+			want: []string{"arbitrary files"},
+		},
 		{
 			name: "items under a trade-offs label",
 			msgs: []agent.TranscriptMessage{a("**Known trade-offs**\n- File-level quarantine disables the healthy tests in a file too\n- Nightly-only means a fixed test is noticed a day late")},

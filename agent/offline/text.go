@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/baton-dev/baton/agent"
 )
@@ -18,6 +19,7 @@ type sentence struct {
 	bullet bool       // inside a list item
 	label  string     // the item's label ("1", "b") when the list is numbered or lettered
 	item   int        // index of its list item in the message, -1 outside lists
+	idx    int        // index of the sentence in its message
 	first  bool       // the first sentence of its list item
 	// section is the lower-cased label the sentence sits under: a heading,
 	// a line of bold text ("**Decided**") or a short line ending with ":"
@@ -32,6 +34,15 @@ var (
 	headingRE = regexp.MustCompile(`^\s*#{1,6}\s`)
 	emphMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 )
+
+// withoutEmphasis returns s without the marks of emphasis and code: "**",
+// "__" and "`". Text with none comes back as it is, without a copy.
+func withoutEmphasis(s string) string {
+	if !strings.ContainsAny(s, "*_`") {
+		return s
+	}
+	return emphMarks.Replace(s)
+}
 
 // splitMessage splits a message into sentences. Fenced code blocks and
 // quoted lines (pasted material: logs, tickets) are left out: they are text
@@ -60,11 +71,15 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		under := boldItem >= 0 && !blank
 		blank = false
-		if headingRE.MatchString(t) {
+		if t[0] == '#' && headingRE.MatchString(t) {
 			section, sticky = sectionLabel(t), true
 			continue
 		}
-		isBullet := bulletRE.MatchString(t)
+		var g []string // the bullet and its label
+		if mayBullet(t[0]) {
+			g = bulletRE.FindStringSubmatch(t)
+		}
+		isBullet := g != nil
 		lead := !isBullet && boldItems && boldLeadRE.MatchString(t)
 		if !isBullet && !lead {
 			boldItem = -1
@@ -81,7 +96,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		s := sentence{msg: i, role: m.Role, item: -1, section: section}
 		s.heading = !isBullet && section != "" && !sticky && sectionLabel(t) == section
 		cont := false // a sentence of the item above, not a new one
-		switch g := bulletRE.FindStringSubmatch(t); {
+		switch {
 		case lead:
 			item++
 			s.bullet, s.item = true, item
@@ -105,14 +120,25 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			c := s
 			c.first = k == 0 && !cont
 			c.raw = part
-			c.plain = strings.TrimSpace(emphMarks.Replace(part))
+			c.plain = strings.TrimSpace(withoutEmphasis(part))
 			c.lower = strings.ToLower(c.plain)
+			c.idx = len(out)
 			if c.plain != "" {
 				out = append(out, c)
 			}
 		}
 	}
 	return out
+}
+
+// mayBullet reports whether a line opening with byte b may be a list
+// item, as bulletRE reads one: "-", "*", "+", "•", a number or a letter.
+func mayBullet(b byte) bool {
+	switch {
+	case b == '-', b == '*', b == '+', b == '(', b == 0xE2, b >= '0' && b <= '9', b >= 'a' && b <= 'h', b >= 'A' && b <= 'H':
+		return true
+	}
+	return false
 }
 
 // boldLeadRE is a line that opens with a name in bold and goes on.
@@ -145,7 +171,7 @@ func labelLine(t string) (string, bool) {
 // sectionLabel returns the words of a heading or label line, lower-cased.
 func sectionLabel(t string) string {
 	t = strings.TrimLeft(t, "# ")
-	return strings.ToLower(strings.TrimSpace(strings.Trim(emphMarks.Replace(t), ": ")))
+	return strings.ToLower(strings.TrimSpace(strings.Trim(withoutEmphasis(t), ": ")))
 }
 
 // abbreviations end with a period without ending a sentence.
@@ -258,8 +284,18 @@ type tokenSet map[string]struct{}
 
 func newTokenSet(lower string) tokenSet {
 	s := tokenSet{}
-	for _, t := range tokens(lower) {
-		s[t] = struct{}{}
+	start := -1
+	for i := 0; i <= len(lower); i++ {
+		inWord := i < len(lower) && isTokenByte(lower[i])
+		if inWord && start < 0 {
+			start = i
+		}
+		if !inWord && start >= 0 {
+			if w := strings.Trim(lower[start:i], "./-'"); w != "" && !stopWords[w] {
+				s[stem(w)] = struct{}{}
+			}
+			start = -1
+		}
 	}
 	return s
 }
@@ -317,8 +353,33 @@ func hasPart(u, w string) bool {
 	return false
 }
 
-// words counts the words of s.
-func words(s string) int { return len(strings.Fields(s)) }
+// words counts the words of s, as strings.Fields splits them, without
+// building the slice.
+func words(s string) int {
+	n := 0
+	inWord := false
+	for _, r := range s {
+		space := r < utf8.RuneSelf && asciiSpace[r] || r >= utf8.RuneSelf && unicode.IsSpace(r)
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
+
+// asciiSpace are the ASCII bytes strings.Fields splits at.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// unlead returns s without what re, a pattern anchored at the start of the
+// text, matches there. It runs re once; ReplaceAllString would run it again
+// after the match only to find nothing.
+func unlead(re *regexp.Regexp, s string) string {
+	if loc := re.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
+}
 
 // firstWords cuts s to its first n words.
 func firstWords(s string, n int) string {
