@@ -176,7 +176,7 @@ type SourceLimits struct {
 }
 
 // Assembly builds a handoff's context snapshot from what the workspace holds
-// when the handoff is created, inside the creating transaction.
+// when the handoff is created.
 type Assembly struct {
 	Limits SourceLimits
 	Build  func(SnapshotSources) ContextSnapshot
@@ -185,11 +185,12 @@ type Assembly struct {
 // CreateAgentHandoff validates h and stores it with its status entry, in one
 // transaction, filling in IDs, the workspace (the default one when empty),
 // status pending and times. When assemble is set, h's snapshot is built by
-// it from the workspace's state; otherwise h's snapshot is kept as given,
-// after checking that each ID names a decision record, warning or finding
-// (as listed) of h's workspace. status is stored in h's workspace and its ID
-// kept in h.StatusEntryID. Returns ErrInvalid if h or status breaks a rule
-// or the snapshot names something of another workspace or nothing.
+// it from the workspace's state, read just before; otherwise h's snapshot
+// is kept as given, after checking that each ID names a decision record,
+// warning or finding (as listed) of h's workspace. status is stored in h's
+// workspace and its ID kept in h.StatusEntryID. Returns ErrInvalid if h or
+// status breaks a rule or the snapshot names something of another
+// workspace or nothing.
 func (db *DB) CreateAgentHandoff(ctx context.Context, h *AgentHandoff, status *BlackboardEntry, assemble *Assembly) error {
 	h.WorkspaceID = db.workspace(h.WorkspaceID)
 	h.normalize()
@@ -205,23 +206,31 @@ func (db *DB) CreateAgentHandoff(ctx context.Context, h *AgentHandoff, status *B
 	if err != nil {
 		return Errorf(EINVALID, "Results must be a JSON list.")
 	}
+	if assemble != nil {
+		// An unscoped snapshot reads thousands of rows. Reading them in a
+		// read-only transaction of their own, rather than in the write
+		// transaction, keeps SQLite's single writer free meanwhile, and
+		// keeps them out of the read set of PostgreSQL's serializable
+		// write, which any decision or entry posted meanwhile would fail.
+		src, err := db.findSnapshotSources(ctx, h.WorkspaceID, h.Scope, assemble.Limits)
+		if err != nil {
+			return fmt.Errorf("create agent handoff: %w", err)
+		}
+		h.Snapshot = assemble.Build(src).orEmpty()
+	}
+	snapshot := marshalSnapshot(h.Snapshot)
 	err = db.inTx(ctx, func(tx *txn) error {
-		if assemble != nil {
-			src, err := findSnapshotSources(ctx, tx, h.WorkspaceID, h.Scope, assemble.Limits)
-			if err != nil {
+		if assemble == nil {
+			if err := checkSnapshotIDs(ctx, tx, h.WorkspaceID, h.Snapshot); err != nil {
 				return err
 			}
-			h.Snapshot = assemble.Build(src).orEmpty()
-		} else if err := checkSnapshotIDs(ctx, tx, h.WorkspaceID, h.Snapshot); err != nil {
-			return err
 		}
-		snapshot := marshalSnapshot(h.Snapshot)
 		now := db.now()
 		if err := insertBlackboardEntry(ctx, tx, status, now); err != nil {
 			return err
 		}
 		h.ID, h.Status, h.CreatedAt, h.StatusEntryID, h.Results = newID(), AgentHandoffPending, now, status.ID, results
-		_, err = tx.ExecContext(ctx,
+		_, err := tx.ExecContext(ctx,
 			`INSERT INTO agent_handoffs (id, workspace_id, source_agent, target_agent, scope, summary, results,
 			   context_snapshot, status, status_entry_id, created_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -331,9 +340,15 @@ type sourceKind struct {
 	limit       int
 }
 
-// findSnapshotSources reads what an assembled snapshot draws from: every
-// matching ID, and the text of the first lim of each kind.
-func findSnapshotSources(ctx context.Context, tx *txn, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
+// findSnapshotSources reads what an assembled snapshot draws from, in one
+// read-only transaction: every matching ID, and the text of the first lim
+// of each kind.
+func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return SnapshotSources{}, err
+	}
+	defer tx.Rollback()
 	var src SnapshotSources
 	kinds := []sourceKind{
 		{`decision_records`, `content`, `status = ?`, DecisionActive, `decision_records_active_rid`, &src.Decisions, lim.Decisions},
