@@ -274,37 +274,38 @@ func marshalSnapshot(s ContextSnapshot) string {
 			size += len(v) + 3
 		}
 	}
-	b := make([]byte, 0, size)
+	var b strings.Builder
+	b.Grow(size)
 	for i, l := range lists {
 		if i == 0 {
-			b = append(b, `{"`...)
+			b.WriteString(`{"`)
 		} else {
-			b = append(b, `,"`...)
+			b.WriteString(`,"`)
 		}
-		b = append(b, l.key...)
-		b = append(b, `":`...)
+		b.WriteString(l.key)
+		b.WriteString(`":`)
 		if l.list == nil {
-			b = append(b, "null"...)
+			b.WriteString("null")
 			continue
 		}
-		b = append(b, '[')
+		b.WriteByte('[')
 		for j, v := range l.list {
 			if j > 0 {
-				b = append(b, ',')
+				b.WriteByte(',')
 			}
 			if !plainJSONString(v) {
 				q, _ := json.Marshal(v) // a string always encodes
-				b = append(b, q...)
+				b.Write(q)
 				continue
 			}
-			b = append(b, '"')
-			b = append(b, v...)
-			b = append(b, '"')
+			b.WriteByte('"')
+			b.WriteString(v)
+			b.WriteByte('"')
 		}
-		b = append(b, ']')
+		b.WriteByte(']')
 	}
-	b = append(b, '}')
-	return string(b)
+	b.WriteByte('}')
+	return b.String()
 }
 
 // plainJSONString reports whether json.Marshal writes s as is between
