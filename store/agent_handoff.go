@@ -337,8 +337,8 @@ var plainJSONByte = func() (t [256]uint8) {
 	return t
 }()
 
-// A snapshot kind: what an assembled snapshot cites of one table, and the
-// indexes that serve it (see idsInRidOrder and scopeUnion).
+// sourceKind is one kind of thing an assembled snapshot cites (decision
+// records, warnings, findings): where it is stored, and the list it fills.
 type sourceKind struct {
 	table, text string // the table, and its column with the text of a summary
 	where       string // the condition that selects the kind, with one parameter
@@ -432,10 +432,11 @@ func findAllSourceLists(ctx context.Context, tx *txn, workspaceID string, kinds 
 // table's rows of a workspace (the first parameter) that meet where, in
 // rid order, oldest first; NULL when there is none. PostgreSQL sorts them
 // itself. SQLite aggregates rows in the order it walks them, so the query
-// names index, which starts with (workspace_id, the column of where, rid)
-// and holds id: a walk of it reads the IDs in rid order without visiting a
-// row, and without the subquery an ORDER BY would need (stepping through a
-// subquery costs SQLite a third more). IDs are UUIDs: no commas.
+// names the index to walk, which starts with (workspace_id, the column of
+// where, rid) and holds id: walking it reads the IDs in rid order without
+// visiting a row, and without the sorted subquery an ORDER BY would need
+// (stepping through one costs SQLite a third more). TestCreateHandoffUnscoped
+// checks the order. IDs are UUIDs: no commas.
 func idsInRidOrder(eng engine, table, index, where string) string {
 	if eng == enginePostgres {
 		return `SELECT string_agg(id, ',' ORDER BY rid) FROM ` + table + ` WHERE workspace_id = ? AND ` + where
