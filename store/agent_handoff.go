@@ -348,36 +348,58 @@ type sourceKind struct {
 	limit       int
 }
 
-// findSnapshotSources reads what an assembled snapshot draws from, in one
-// read-only transaction: every matching ID, and the text of the first lim
+// findSnapshotSources reads what an assembled snapshot draws from, in
+// read-only transactions: every matching ID, and the text of the first lim
 // of each kind.
 func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return SnapshotSources{}, err
-	}
-	defer tx.Rollback()
 	var src SnapshotSources
 	kinds := []sourceKind{
 		{`decision_records`, `content`, `status = ?`, DecisionActive, `decision_records_active_rid`, &src.Decisions, lim.Decisions},
 		{`blackboard_entries`, `summary`, `type = ?`, EntryWarning, `blackboard_entries_type_rid`, &src.Warnings, lim.Warnings},
 		{`blackboard_entries`, `summary`, `type = ?`, EntryFinding, `blackboard_entries_type_rid`, &src.Findings, lim.Findings},
 	}
-	if scope = NormalizeScope(scope); scope == "" || scope == ProjectScope {
-		return src, findAllSourceLists(ctx, tx, workspaceID, kinds)
+	if scope = NormalizeScope(scope); scope != "" && scope != ProjectScope {
+		err := db.inReadTx(ctx, func(tx *txn) error {
+			for _, k := range kinds {
+				if err := findScopedSourceList(ctx, tx, workspaceID, scope, k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return src, err
 	}
-	for _, k := range kinds {
-		if err := findScopedSourceList(ctx, tx, workspaceID, scope, k); err != nil {
-			return src, err
-		}
+	// With no scope, every row of each kind is read: the decision records
+	// on one connection and the warnings and findings on another, at once,
+	// which takes about half as long. Each is a transaction of its own, so
+	// the lists may be a moment apart: no change but deleting or copying a
+	// whole workspace writes decision records and blackboard entries
+	// together, so each list is whole.
+	decisions := make(chan error, 1)
+	go func() {
+		decisions <- db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, kinds[:1]) })
+	}()
+	err := db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, kinds[1:]) })
+	if derr := <-decisions; err == nil {
+		err = derr
 	}
-	return src, nil
+	return src, err
+}
+
+// inReadTx runs fn in a read-only transaction of the reader pool.
+func (db *DB) inReadTx(ctx context.Context, fn func(tx *txn) error) error {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
 }
 
 // findAllSourceLists fills in the lists of kinds with every row of the
-// workspace, whatever its scope. It costs two queries whatever the
-// workspace holds: one joins the IDs of each kind into a string, the other
-// reads the first texts of each kind.
+// workspace, whatever its scope. It costs two queries however many rows
+// there are: one joins the IDs of each kind into a string, the other reads
+// the first texts of each kind.
 func findAllSourceLists(ctx context.Context, tx *txn, workspaceID string, kinds []sourceKind) error {
 	var (
 		sel, arms []string
