@@ -38,8 +38,8 @@ type HandoffRequest struct {
 }
 
 // HandoffWriter is what CreateHandoff needs of the store: one call that
-// assembles the snapshot, stores the handoff and posts its status entry in
-// one transaction.
+// assembles the snapshot, then stores the handoff and posts its status
+// entry in one transaction.
 type HandoffWriter interface {
 	CreateAgentHandoff(ctx context.Context, h *store.AgentHandoff, status *store.BlackboardEntry, assemble *store.Assembly) error
 }
