@@ -60,12 +60,12 @@ func (a agentAPI) post(path string, body any, want int, out any) {
 	}
 }
 
-// texts is JavaScript that lists the text of the elements sel selects.
-func texts(sel string) string {
-	return `Array.from(document.querySelectorAll(` + jsString(sel) + `)).map(e => e.textContent.trim())`
+// textsOf is JavaScript that lists the text of the elements sel selects.
+func textsOf(sel string) string {
+	return `Array.from(document.querySelectorAll(` + jsLiteral(sel) + `)).map(e => e.textContent.trim())`
 }
 
-func jsString(s string) string {
+func jsLiteral(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
@@ -170,18 +170,18 @@ func TestAgentsPage(t *testing.T) {
 	err = runSteps(t, b,
 		chromedp.Navigate(ts.URL+"/agents"),
 		chromedp.WaitVisible(`[data-testid="feed"]`, chromedp.ByQuery),
-		chromedp.Evaluate(texts(`[data-testid="feed-entry"] a`), &feed),
-		chromedp.Evaluate(texts(`[data-testid="pending-handoffs"] li`), &pending),
-		chromedp.Evaluate(texts(`[data-testid="acknowledged-handoffs"] li`), &acknowledged),
+		chromedp.Evaluate(textsOf(`[data-testid="feed-entry"] a`), &feed),
+		chromedp.Evaluate(textsOf(`[data-testid="pending-handoffs"] li`), &pending),
+		chromedp.Evaluate(textsOf(`[data-testid="acknowledged-handoffs"] li`), &acknowledged),
 		chromedp.SetValue(`[data-testid="feed-filter"] select[name="type"]`, "warning", chromedp.ByQuery),
 		chromedp.Click(`[data-testid="feed-filter"] button[type="submit"]`, chromedp.ByQuery),
 		// The filtered page, rendered by the server: its option is selected in the HTML.
 		chromedp.WaitReady(`[data-testid="feed-filter"] option[value="warning"][selected]`, chromedp.ByQuery),
-		chromedp.Evaluate(texts(`[data-testid="feed-entry"] a`), &warnings),
+		chromedp.Evaluate(textsOf(`[data-testid="feed-entry"] a`), &warnings),
 		chromedp.SendKeys(`[data-testid="feed-filter"] input[name="scope"]`, "src/auth/login.go", chromedp.ByQuery),
 		chromedp.Click(`[data-testid="feed-filter"] button[type="submit"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-testid="feed-filter"] input[value="src/auth/login.go"]`, chromedp.ByQuery),
-		chromedp.Evaluate(texts(`[data-testid="feed-entry"] a`), &authWarnings),
+		chromedp.Evaluate(textsOf(`[data-testid="feed-entry"] a`), &authWarnings),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('[data-testid="feed-entry"]')).map(e => e.dataset.type)`, &types),
 	)
 	if err != nil {
@@ -217,7 +217,7 @@ func TestAgentsPage(t *testing.T) {
 	err = runSteps(t, b,
 		chromedp.Poll(`Array.from(document.querySelectorAll('[data-testid="feed-entry"] a')).some(a => a.textContent.trim() === "Token refresh races")`,
 			&arrived, chromedp.WithPollingTimeout(5*time.Second)),
-		chromedp.Evaluate(texts(`[data-testid="feed-entry"] a`), &live),
+		chromedp.Evaluate(textsOf(`[data-testid="feed-entry"] a`), &live),
 		chromedp.Value(`[data-testid="feed-filter"] input[name="scope"]`, &scopeKept, chromedp.ByQuery),
 	)
 	if err != nil {
@@ -304,8 +304,8 @@ func TestAgentsPage(t *testing.T) {
 		chromedp.Evaluate(`document.querySelectorAll('[data-testid="acknowledge-form"]').length`, &forms),
 		chromedp.Navigate(ts.URL+"/agents"),
 		chromedp.WaitVisible(`[data-testid="acknowledged-handoffs"]`, chromedp.ByQuery),
-		chromedp.Evaluate(texts(`[data-testid="pending-handoffs"] li`), &pending),
-		chromedp.Evaluate(texts(`[data-testid="acknowledged-handoffs"] li`), &acknowledged),
+		chromedp.Evaluate(textsOf(`[data-testid="pending-handoffs"] li`), &pending),
+		chromedp.Evaluate(textsOf(`[data-testid="acknowledged-handoffs"] li`), &acknowledged),
 		chromedp.Evaluate(`window.__csp`, &csp),
 	)
 	if err != nil {
