@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -39,8 +38,8 @@ type HandoffRequest struct {
 }
 
 // HandoffWriter is what CreateHandoff needs of the store: one call that
-// assembles the snapshot, stores the handoff and posts its status entry in
-// one transaction.
+// assembles the snapshot, then stores the handoff and posts its status
+// entry in one transaction.
 type HandoffWriter interface {
 	CreateAgentHandoff(ctx context.Context, h *store.AgentHandoff, status *store.BlackboardEntry, assemble *store.Assembly) error
 }
@@ -90,11 +89,12 @@ func CreateHandoff(ctx context.Context, db HandoffWriter, in HandoffRequest) (*s
 // AssembleSnapshot builds a context snapshot from its sources: every ID, and
 // summaries of the first SnapshotDecisionSummaries decisions, then
 // SnapshotWarningSummaries warnings and SnapshotFindingSummaries findings,
-// as "Decision: …", "Warning: …", "Finding: …".
+// as "Decision: …", "Warning: …", "Finding: …". The snapshot's ID lists are
+// the sources' own (an unscoped snapshot lists thousands).
 func AssembleSnapshot(src store.SnapshotSources) store.ContextSnapshot {
 	s := store.EmptyContextSnapshot()
 	for _, k := range []struct {
-		items  []store.SourceItem
+		list   store.SourceList
 		ids    *[]string
 		label  string
 		capped int
@@ -103,12 +103,11 @@ func AssembleSnapshot(src store.SnapshotSources) store.ContextSnapshot {
 		{src.Warnings, &s.WarningIDs, "Warning", SnapshotWarningSummaries},
 		{src.Findings, &s.FindingIDs, "Finding", SnapshotFindingSummaries},
 	} {
-		*k.ids = slices.Grow(*k.ids, len(k.items))
-		for i, it := range k.items {
-			*k.ids = append(*k.ids, it.ID)
-			if i < k.capped {
-				s.Summaries = append(s.Summaries, k.label+": "+oneLine(it.Text))
-			}
+		if k.list.IDs != nil {
+			*k.ids = k.list.IDs
+		}
+		for _, text := range k.list.Texts[:min(len(k.list.Texts), k.capped)] {
+			s.Summaries = append(s.Summaries, k.label+": "+oneLine(text))
 		}
 	}
 	return s

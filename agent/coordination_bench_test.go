@@ -35,9 +35,9 @@ func seedCoordination(b *testing.B, db *store.DB) {
 	storetest.SeedBlackboardEntries(b, db, entries)
 }
 
-// BenchmarkCreateHandoff creates agent handoffs (snapshot assembled, status
-// entry posted, one transaction) in a workspace of 10,000 decision records
-// and 10,000 blackboard entries. p50-ms is the median of the operations.
+// BenchmarkCreateHandoff creates agent handoffs (snapshot assembled, then
+// the handoff and its status entry written in one transaction) in a
+// workspace of 10,000 decision records and 10,000 blackboard entries. p50-ms is the median of the operations.
 // "scoped" hands off one package's work (about 180 decisions and 130
 // warnings and findings match); "project" has no scope, so every active
 // record and every warning and finding is cited (about 15,700 ids).

@@ -157,29 +157,26 @@ func (h *AgentHandoff) ResultCount() int {
 
 // SnapshotSources is what an assembled context snapshot is drawn from: the
 // active decision records and the warning and finding entries whose scope
-// matches the handoff's (all of them when it has none), newest first. Every
-// item has its ID; only the first SourceLimits of each kind have their text.
+// matches the handoff's (all of them when it has none).
 type SnapshotSources struct {
-	Decisions []SourceItem
-	Warnings  []SourceItem
-	Findings  []SourceItem
+	Decisions, Warnings, Findings SourceList
 }
 
-// SourceItem is a decision record or blackboard entry a snapshot may cite;
-// Text is its content or summary, when loaded.
-type SourceItem struct {
-	ID   string
-	Text string
+// SourceList lists the decision records or blackboard entries of one kind
+// that a snapshot may cite: every ID, newest first, and the texts (content
+// or summary) of the first SourceLimits of them, Texts[i] being IDs[i]'s.
+type SourceList struct {
+	IDs   []string
+	Texts []string
 }
 
-// SourceLimits says how many items of each kind SnapshotSources carries the
-// text of.
+// SourceLimits says how many texts of each kind SnapshotSources carries.
 type SourceLimits struct {
 	Decisions, Warnings, Findings int
 }
 
 // Assembly builds a handoff's context snapshot from what the workspace holds
-// when the handoff is created, inside the creating transaction.
+// when the handoff is created.
 type Assembly struct {
 	Limits SourceLimits
 	Build  func(SnapshotSources) ContextSnapshot
@@ -188,11 +185,12 @@ type Assembly struct {
 // CreateAgentHandoff validates h and stores it with its status entry, in one
 // transaction, filling in IDs, the workspace (the default one when empty),
 // status pending and times. When assemble is set, h's snapshot is built by
-// it from the workspace's state; otherwise h's snapshot is kept as given,
-// after checking that each ID names a decision record, warning or finding
-// (as listed) of h's workspace. status is stored in h's workspace and its ID
-// kept in h.StatusEntryID. Returns ErrInvalid if h or status breaks a rule
-// or the snapshot names something of another workspace or nothing.
+// it from the workspace's state, read just before; otherwise h's snapshot
+// is kept as given, after checking that each ID names a decision record,
+// warning or finding (as listed) of h's workspace. status is stored in h's
+// workspace and its ID kept in h.StatusEntryID. Returns ErrInvalid if h or
+// status breaks a rule or the snapshot names something of another
+// workspace or nothing.
 func (db *DB) CreateAgentHandoff(ctx context.Context, h *AgentHandoff, status *BlackboardEntry, assemble *Assembly) error {
 	h.WorkspaceID = db.workspace(h.WorkspaceID)
 	h.normalize()
@@ -208,26 +206,31 @@ func (db *DB) CreateAgentHandoff(ctx context.Context, h *AgentHandoff, status *B
 	if err != nil {
 		return Errorf(EINVALID, "Results must be a JSON list.")
 	}
+	if assemble != nil {
+		// An unscoped snapshot reads thousands of rows. Reading them in a
+		// read-only transaction of their own, rather than in the write
+		// transaction, keeps SQLite's single writer free meanwhile, and
+		// keeps them out of the read set of PostgreSQL's serializable
+		// write, which any decision or entry posted meanwhile would fail.
+		src, err := db.findSnapshotSources(ctx, h.WorkspaceID, h.Scope, assemble.Limits)
+		if err != nil {
+			return fmt.Errorf("create agent handoff: %w", err)
+		}
+		h.Snapshot = assemble.Build(src).orEmpty()
+	}
+	snapshot := marshalSnapshot(h.Snapshot)
 	err = db.inTx(ctx, func(tx *txn) error {
-		if assemble != nil {
-			src, err := findSnapshotSources(ctx, tx, h.WorkspaceID, h.Scope, assemble.Limits)
-			if err != nil {
+		if assemble == nil {
+			if err := checkSnapshotIDs(ctx, tx, h.WorkspaceID, h.Snapshot); err != nil {
 				return err
 			}
-			h.Snapshot = assemble.Build(src).orEmpty()
-		} else if err := checkSnapshotIDs(ctx, tx, h.WorkspaceID, h.Snapshot); err != nil {
-			return err
-		}
-		snapshot, err := marshalSnapshot(h.Snapshot)
-		if err != nil {
-			return err
 		}
 		now := db.now()
 		if err := insertBlackboardEntry(ctx, tx, status, now); err != nil {
 			return err
 		}
 		h.ID, h.Status, h.CreatedAt, h.StatusEntryID, h.Results = newID(), AgentHandoffPending, now, status.ID, results
-		_, err = tx.ExecContext(ctx,
+		_, err := tx.ExecContext(ctx,
 			`INSERT INTO agent_handoffs (id, workspace_id, source_agent, target_agent, scope, summary, results,
 			   context_snapshot, status, status_entry_id, created_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -259,13 +262,14 @@ func nullIfEmpty(s string) any {
 // marshalSnapshot encodes s as json.Marshal would, without reflection and
 // into one buffer sized up front: an assembled snapshot with no scope lists
 // every active decision record, warning and finding, thousands of IDs.
-func marshalSnapshot(s ContextSnapshot) (string, error) {
-	lists := []struct {
+func marshalSnapshot(s ContextSnapshot) string {
+	lists := [...]struct {
 		key  string
 		list []string
 	}{{"decision_ids", s.DecisionIDs}, {"warning_ids", s.WarningIDs}, {"finding_ids", s.FindingIDs}, {"summaries", s.Summaries}}
 	size := 64
 	for _, l := range lists {
+		size += len(l.key) + 6
 		for _, v := range l.list {
 			size += len(v) + 3
 		}
@@ -290,10 +294,7 @@ func marshalSnapshot(s ContextSnapshot) (string, error) {
 				b.WriteByte(',')
 			}
 			if !plainJSONString(v) {
-				q, err := json.Marshal(v)
-				if err != nil {
-					return "", err
-				}
+				q, _ := json.Marshal(v) // a string always encodes
 				b.Write(q)
 				continue
 			}
@@ -304,118 +305,178 @@ func marshalSnapshot(s ContextSnapshot) (string, error) {
 		b.WriteByte(']')
 	}
 	b.WriteByte('}')
-	return b.String(), nil
+	return b.String()
 }
 
 // plainJSONString reports whether json.Marshal writes s as is between
-// quotes: printable ASCII with nothing it escapes.
+// quotes: printable ASCII with nothing it escapes. It looks at eight bytes
+// a step, without a branch each, since every ID of a snapshot goes through
+// it.
 func plainJSONString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
+	ok := uint8(1)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		ok &= plainJSONByte[s[i]] & plainJSONByte[s[i+1]] & plainJSONByte[s[i+2]] & plainJSONByte[s[i+3]] &
+			plainJSONByte[s[i+4]] & plainJSONByte[s[i+5]] & plainJSONByte[s[i+6]] & plainJSONByte[s[i+7]]
 	}
-	return true
+	for ; i < len(s); i++ {
+		ok &= plainJSONByte[s[i]]
+	}
+	return ok == 1
 }
 
-// findSnapshotSources reads what an assembled snapshot draws from: every
-// matching ID, and the text of the first lim of each kind.
-func findSnapshotSources(ctx context.Context, tx *txn, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
-	if scope = NormalizeScope(scope); scope == "" || scope == ProjectScope {
-		return findAllSnapshotSources(ctx, tx, workspaceID, lim)
+// plainJSONByte is 1 for the bytes json.Marshal writes as they are, 0 for
+// the others.
+var plainJSONByte = func() (t [256]uint8) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = 1
 	}
-	var src SnapshotSources
-	var err error
-	q, args := scopeUnion(`rid, id`, `decision_records`, `workspace_id = ? AND status = 'active'`, []any{workspaceID}, `scope`, scope)
-	if src.Decisions, err = findSourceItems(ctx, tx, `decision_records`, `content`, q, args, lim.Decisions); err != nil {
-		return src, err
+	for _, c := range `"\<>&` {
+		t[c] = 0
 	}
-	for _, k := range []struct {
-		typ   EntryType
-		items *[]SourceItem
-		limit int
-	}{{EntryWarning, &src.Warnings, lim.Warnings}, {EntryFinding, &src.Findings, lim.Findings}} {
-		q, args := scopeUnion(`rid, id`, `blackboard_entries`, `workspace_id = ? AND type = ?`, []any{workspaceID, k.typ}, `scope`, scope)
-		if *k.items, err = findSourceItems(ctx, tx, `blackboard_entries`, `summary`, q, args, k.limit); err != nil {
-			return src, err
-		}
-	}
-	return src, nil
+	return t
+}()
+
+// sourceKind is one kind of thing an assembled snapshot cites (decision
+// records, warnings, findings): where it is stored, and the list it fills.
+type sourceKind struct {
+	table, text string // the table, and its column with the text of a summary
+	where       string // the condition that selects the kind, with one parameter
+	arg         any    // that parameter
+	ridIndex    string // (workspace_id, the column of where, rid, id)
+	list        *SourceList
+	limit       int
 }
 
-// findAllSnapshotSources is findSnapshotSources with no scope: every active
-// decision record, warning and finding of the workspace.
-func findAllSnapshotSources(ctx context.Context, tx *txn, workspaceID string, lim SourceLimits) (SnapshotSources, error) {
+// findSnapshotSources reads what an assembled snapshot draws from, in
+// read-only transactions: every matching ID, and the text of the first lim
+// of each kind.
+func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string, lim SourceLimits) (SnapshotSources, error) {
 	var src SnapshotSources
-	var err error
-	if src.Decisions, err = findAllSourceItems(ctx, tx, `decision_records`, `content`,
-		`workspace_id = ? AND status = 'active'`, []any{workspaceID}, lim.Decisions); err != nil {
+	kinds := []sourceKind{
+		{`decision_records`, `content`, `status = ?`, DecisionActive, `decision_records_active_rid`, &src.Decisions, lim.Decisions},
+		{`blackboard_entries`, `summary`, `type = ?`, EntryWarning, `blackboard_entries_type_rid`, &src.Warnings, lim.Warnings},
+		{`blackboard_entries`, `summary`, `type = ?`, EntryFinding, `blackboard_entries_type_rid`, &src.Findings, lim.Findings},
+	}
+	if scope = NormalizeScope(scope); scope != "" && scope != ProjectScope {
+		err := db.inReadTx(ctx, func(tx *txn) error {
+			for _, k := range kinds {
+				if err := findScopedSourceList(ctx, tx, workspaceID, scope, k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		return src, err
 	}
-	if src.Warnings, err = findAllSourceItems(ctx, tx, `blackboard_entries`, `summary`,
-		`workspace_id = ? AND type = ?`, []any{workspaceID, EntryWarning}, lim.Warnings); err != nil {
-		return src, err
+	// With no scope, every row of each kind is read: the decision records
+	// on one connection and the warnings and findings on another, at once,
+	// which takes about half as long. Each is a transaction of its own, so
+	// the lists may be a moment apart: no change but deleting or copying a
+	// whole workspace writes decision records and blackboard entries
+	// together, so each list is whole.
+	decisions := make(chan error, 1)
+	go func() {
+		decisions <- db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, kinds[:1]) })
+	}()
+	err := db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, kinds[1:]) })
+	if derr := <-decisions; err == nil {
+		err = derr
 	}
-	src.Findings, err = findAllSourceItems(ctx, tx, `blackboard_entries`, `summary`,
-		`workspace_id = ? AND type = ?`, []any{workspaceID, EntryFinding}, lim.Findings)
 	return src, err
 }
 
-// findAllSourceItems lists the IDs of table's rows that meet where, newest
-// first, and the text of the first limit of them. The (…, rid, id) indexes
-// of migration 0013 hold those IDs in that order, so SQLite joins them into
-// one string from the index alone: no row visits, no sort. The ORDER BY of
-// a subquery is kept by the aggregate over it (SQLite does not flatten it;
-// PostgreSQL's aggregate sorts by itself, see engine.stringAgg).
-// IDs are UUIDs: no commas.
-func findAllSourceItems(ctx context.Context, tx *txn, table, text, where string, args []any, limit int) ([]SourceItem, error) {
-	var joined sql.NullString
-	if err := tx.QueryRowContext(ctx,
-		`SELECT `+tx.eng.stringAgg(`id`, `,`, `rid DESC`)+` FROM (SELECT rid, id FROM `+table+` WHERE `+where+` ORDER BY rid DESC) AS s`,
-		args...).Scan(&joined); err != nil {
-		return nil, err
-	}
-	if joined.String == "" {
-		return []SourceItem{}, nil
-	}
-	ids := strings.Split(joined.String, ",")
-	items := make([]SourceItem, len(ids))
-	for i, id := range ids {
-		items[i].ID = id
-	}
-	if limit <= 0 {
-		return items, nil
-	}
-	// The same rows in the same order, within the same transaction: the
-	// first limit of them, with their text.
-	rows, err := tx.QueryContext(ctx,
-		`SELECT id, `+text+` FROM `+table+` WHERE `+where+` ORDER BY rid DESC LIMIT ?`, append(args, limit)...)
+// inReadTx runs fn in a read-only transaction of the reader pool.
+func (db *DB) inReadTx(ctx context.Context, fn func(tx *txn) error) error {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer rows.Close()
-	for i := 0; rows.Next(); i++ {
-		var id, t string
-		if err := rows.Scan(&id, &t); err != nil {
-			return nil, err
-		}
-		if i >= len(items) || items[i].ID != id {
-			return nil, fmt.Errorf("read %s: row %d is %s, not the one listed", table, i, id)
-		}
-		items[i].Text = t
-	}
-	return items, rows.Err()
+	defer tx.Rollback()
+	return fn(tx)
 }
 
-// loadSourceTexts fills in the text of items from table's column text.
-func loadSourceTexts(ctx context.Context, tx *txn, table, text string, items []SourceItem) error {
-	for i := range items {
-		if err := tx.QueryRowContext(ctx, `SELECT `+text+` FROM `+table+` WHERE id = ?`, items[i].ID).Scan(&items[i].Text); err != nil {
+// findAllSourceLists fills in the lists of kinds with every row of the
+// workspace, whatever its scope. It costs two queries however many rows
+// there are: one joins the IDs of each kind into a string, the other reads
+// the first texts of each kind.
+func findAllSourceLists(ctx context.Context, tx *txn, workspaceID string, kinds []sourceKind) error {
+	var (
+		sel, arms []string
+		args      []any
+		joined    = make([]sql.NullString, len(kinds))
+		dest      = make([]any, len(kinds))
+	)
+	for i, k := range kinds {
+		sel = append(sel, `(`+idsInRidOrder(tx.eng, k.table, k.ridIndex, k.where)+`)`)
+		args = append(args, workspaceID, k.arg)
+		dest[i] = &joined[i]
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(sel, `, `), args...).Scan(dest...); err != nil {
+		return err
+	}
+	for i, k := range kinds {
+		k.list.IDs = splitNewestFirst(joined[i].String)
+	}
+
+	// The texts of the newest of each kind, in the same transaction: the
+	// rows must be the first ones listed.
+	args = args[:0]
+	for i, k := range kinds {
+		arms = append(arms, `SELECT `+strconv.Itoa(i)+` AS k, rid, id, `+k.text+` AS text FROM (SELECT rid, id, `+k.text+
+			` FROM `+k.table+` WHERE workspace_id = ? AND `+k.where+` ORDER BY rid DESC LIMIT ?) AS s`+strconv.Itoa(i))
+		args = append(args, workspaceID, k.arg, max(k.limit, 0))
+	}
+	rows, err := tx.QueryContext(ctx, strings.Join(arms, ` UNION ALL `)+` ORDER BY k, rid DESC`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			i        int
+			rid      int64
+			id, text string
+		)
+		if err := rows.Scan(&i, &rid, &id, &text); err != nil {
 			return err
 		}
+		l := kinds[i].list
+		if n := len(l.Texts); n >= len(l.IDs) || l.IDs[n] != id {
+			return fmt.Errorf("read %s: row %d is %s, not the one listed", kinds[i].table, n, id)
+		}
+		l.Texts = append(l.Texts, text)
 	}
-	return nil
+	return rows.Err()
+}
+
+// idsInRidOrder is the SQL of a query that joins with commas the IDs of
+// table's rows of a workspace (the first parameter) that meet where, in
+// rid order, oldest first; NULL when there is none. PostgreSQL sorts them
+// itself. SQLite aggregates rows in the order it walks them, so the query
+// names the index to walk, which starts with (workspace_id, the column of
+// where, rid) and holds id: walking it reads the IDs in rid order without
+// visiting a row, and without the sorted subquery an ORDER BY would need
+// (stepping through one costs SQLite a third more). TestCreateHandoffUnscoped
+// checks the order. IDs are UUIDs: no commas.
+func idsInRidOrder(eng engine, table, index, where string) string {
+	if eng == enginePostgres {
+		return `SELECT string_agg(id, ',' ORDER BY rid) FROM ` + table + ` WHERE workspace_id = ? AND ` + where
+	}
+	return `SELECT group_concat(id, ',') FROM ` + table + ` INDEXED BY ` + index + ` WHERE workspace_id = ? AND ` + where
+}
+
+// splitNewestFirst splits IDs joined oldest first, newest first.
+func splitNewestFirst(joined string) []string {
+	if joined == "" {
+		return []string{}
+	}
+	n := strings.Count(joined, ",") + 1
+	ids := make([]string, n)
+	for i := n - 1; i >= 0; i-- {
+		ids[i], joined, _ = strings.Cut(joined, ",")
+	}
+	return ids
 }
 
 // scopeUnion selects cols from table's rows that meet where and whose
@@ -441,20 +502,21 @@ func scopeUnion(cols, table, where string, args []any, col, scope string) (strin
 	return q, append(out, scope, prefixEnd(scope))
 }
 
-// findSourceItems runs q (which selects rid, id), lists the IDs newest
-// first, then loads the text of the first limit of them from table.
-// SQLite joins the rows into one string, which costs a fraction of
-// stepping through thousands of rows one by one; the order is made here,
-// since an ORDER BY would make SQLite walk the rid index through every row
-// instead of searching the scope index. IDs are UUIDs: no spaces or commas.
-func findSourceItems(ctx context.Context, tx *txn, table, text, q string, args []any, limit int) ([]SourceItem, error) {
+// findScopedSourceList fills in k's list with the rows of the workspace
+// whose scope matches scope. SQLite joins the rows the two index searches
+// of scopeUnion find into one string, which costs a fraction of stepping
+// through them one by one; the order is made here, since an ORDER BY would
+// make SQLite walk the rid index through every row instead of searching
+// the scope index. IDs are UUIDs: no spaces or commas.
+func findScopedSourceList(ctx context.Context, tx *txn, workspaceID, scope string, k sourceKind) error {
 	type row struct {
 		rid int64
 		id  string
 	}
+	q, args := scopeUnion(`rid, id`, k.table, `workspace_id = ? AND `+k.where, []any{workspaceID, k.arg}, `scope`, scope)
 	var joined sql.NullString
 	if err := tx.QueryRowContext(ctx, `SELECT `+tx.eng.stringAgg(`rid || ' ' || id`, `,`, ``)+` FROM (`+q+`) AS s`, args...).Scan(&joined); err != nil {
-		return nil, err
+		return err
 	}
 	var found []row
 	for part := range strings.SplitSeq(joined.String, ",") {
@@ -464,17 +526,57 @@ func findSourceItems(ctx context.Context, tx *txn, table, text, q string, args [
 		}
 		rid, err := strconv.ParseInt(ridText, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("read %s row %q: %w", table, part, err)
+			return fmt.Errorf("read %s row %q: %w", k.table, part, err)
 		}
 		found = append(found, row{rid, id})
 	}
 	slices.SortFunc(found, func(a, b row) int { return cmp.Compare(b.rid, a.rid) })
 	found = slices.CompactFunc(found, func(a, b row) bool { return a.rid == b.rid }) // both halves of a union may find one row
-	items := make([]SourceItem, len(found))
+	k.list.IDs = make([]string, len(found))
 	for i, r := range found {
-		items[i].ID = r.id
+		k.list.IDs[i] = r.id
 	}
-	return items, loadSourceTexts(ctx, tx, table, text, items[:min(limit, len(items))])
+	var err error
+	k.list.Texts, err = findSourceTexts(ctx, tx, k.table, k.text, k.list.IDs[:min(max(k.limit, 0), len(found))])
+	return err
+}
+
+// findSourceTexts returns the texts of table's rows ids, in the order of
+// ids, from column text, in one query.
+func findSourceTexts(ctx context.Context, tx *txn, table, text string, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := tx.QueryContext(ctx,
+		`SELECT id, `+text+` FROM `+table+` WHERE id IN (`+strings.Repeat(", ?", len(ids))[2:]+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byID := make(map[string]string, len(ids))
+	for rows.Next() {
+		var id, t string
+		if err := rows.Scan(&id, &t); err != nil {
+			return nil, err
+		}
+		byID[id] = t
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(ids))
+	for i, id := range ids {
+		t, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("read %s: row %s is gone", table, id)
+		}
+		texts[i] = t
+	}
+	return texts, nil
 }
 
 // checkSnapshotIDs makes sure every ID of a snapshot given by hand names

@@ -12,17 +12,13 @@ func TestMarshalSnapshot(t *testing.T) {
 		{},
 		EmptyContextSnapshot(),
 		{DecisionIDs: []string{"0190a4b2-7c1d-7e3f-8a9b-0c1d2e3f4a5b", "b"}, WarningIDs: []string{}, FindingIDs: []string{"c"},
-			Summaries: []string{"Decision: plain", `Warning: "quoted" \ <b> & co`, "Finding: tab\tline\u2028é 日本", "bad \xff byte"}},
+			Summaries: []string{"Decision: plain", `Warning: "quoted" \ <b> & co`, "Finding: tab\tline\u2028é 日本", "bad \xff byte", "del \x7f", "nul \x00"}},
 	} {
 		want, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := marshalSnapshot(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
+		if got := marshalSnapshot(s); got != string(want) {
 			t.Errorf("marshalSnapshot(%#v)\n got %s\nwant %s", s, got, want)
 		}
 	}

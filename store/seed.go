@@ -65,6 +65,9 @@ func (db *DB) SeedDecisionRecords(ctx context.Context, seeds []DecisionRecordSee
 	if err != nil {
 		return nil, fmt.Errorf("seed decision records: %w", err)
 	}
+	if err := db.settle(ctx, "decision_records"); err != nil {
+		return nil, fmt.Errorf("seed decision records: %w", err)
+	}
 	return ids, nil
 }
 
@@ -93,5 +96,21 @@ func (db *DB) SeedBlackboardEntries(ctx context.Context, entries []BlackboardEnt
 	if err != nil {
 		return nil, fmt.Errorf("seed blackboard entries: %w", err)
 	}
+	if err := db.settle(ctx, "blackboard_entries"); err != nil {
+		return nil, fmt.Errorf("seed blackboard entries: %w", err)
+	}
 	return ids, nil
+}
+
+// settle brings PostgreSQL's planner statistics and visibility map of a
+// table up to date after a bulk insert, as autovacuum would a minute
+// later: until then the planner takes the table for nearly empty and
+// filters thousands of rows instead of searching the index that fits.
+// SQLite plans without statistics.
+func (db *DB) settle(ctx context.Context, table string) error {
+	if db.eng != enginePostgres {
+		return nil
+	}
+	_, err := db.write.ExecContext(ctx, `VACUUM (ANALYZE) `+table)
+	return err
 }

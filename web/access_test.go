@@ -148,6 +148,7 @@ var accessTable = map[string]route{
 	"POST /p/:id/shares":                    {edit, true},
 	"GET /agents":                           {read, false},
 	"GET /agents/feed":                      {read, false},
+	"POST /agents/connect":                  {read, false},
 	"GET /agents/entries/:id":               {read, false},
 	"GET /agents/handoffs/:id":              {read, false},
 	"POST /agents/handoffs/:id/acknowledge": {edit, false},

@@ -3,6 +3,8 @@ package web
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,7 +18,7 @@ const agentsPageLimit = 50
 // agentsFeed reads the feed filter from the query and the entries it selects.
 func (s *Server) agentsFeed(c echo.Context) (views.AgentsFeed, error) {
 	ctx := c.Request().Context()
-	feed := views.AgentsFeed{Filter: views.AgentsFeedFilter{Type: c.QueryParam("type"), Scope: c.QueryParam("scope")}}
+	feed := views.AgentsFeed{Filter: views.AgentsFeedFilter{Type: c.QueryParam("type"), Scope: c.QueryParam("scope")}, Refresh: s.feedRefresh}
 	f := store.BlackboardFilter{WorkspaceID: callerFrom(ctx).WorkspaceID, Scope: feed.Filter.Scope, Limit: agentsPageLimit}
 	if feed.Filter.Type != "" {
 		t, err := store.ParseEntryType(feed.Filter.Type)
@@ -33,20 +35,51 @@ func (s *Server) agentsFeed(c echo.Context) (views.AgentsFeed, error) {
 // handleAgents serves GET /agents?type=&scope=: the blackboard feed, the
 // pending and acknowledged handoffs, and how to connect an agent.
 func (s *Server) handleAgents(c echo.Context) error {
+	return s.renderAgents(c, http.StatusOK, views.AgentConnect{})
+}
+
+// renderAgents renders the /agents page with the connect section as given
+// (its MCP URL filled in).
+func (s *Server) renderAgents(c echo.Context, status int, connect views.AgentConnect) error {
 	ctx := c.Request().Context()
 	feed, err := s.agentsFeed(c)
 	if err != nil {
 		return err
 	}
 	ws := callerFrom(ctx).WorkspaceID
-	p := views.AgentsPage{Feed: feed, MCPURL: baseURL(c.Request()) + "/mcp"}
+	connect.MCPURL = s.linkTo(c, "/mcp")
+	p := views.AgentsPage{Feed: feed, Connect: connect}
 	if p.Pending, err = s.db.FindAgentHandoffs(ctx, store.AgentHandoffFilter{WorkspaceID: ws, Status: store.AgentHandoffPending, Limit: agentsPageLimit}); err != nil {
 		return err
 	}
 	if p.Acknowledged, err = s.db.FindAgentHandoffs(ctx, store.AgentHandoffFilter{WorkspaceID: ws, Status: store.AgentHandoffAcknowledged, Limit: agentsPageLimit}); err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.Agents(s.meta(c, "Agents"), p))
+	return s.render(c, status, views.Agents(s.meta(c, "Agents"), p))
+}
+
+// handleAgentConnect serves POST /agents/connect (fields name, scope,
+// expires_days; 0 for none): it creates an API token of the person for the
+// current workspace and shows the /agents page with the agents' setups
+// carrying it, this once.
+func (s *Server) handleAgentConnect(c echo.Context) error {
+	p := principalOf(c)
+	in := store.TokenCreate{UserID: p.User.ID, WorkspaceID: p.WorkspaceID, Name: c.FormValue("name"), Scope: store.TokenScope(c.FormValue("scope"))}
+	days, err := strconv.Atoi(c.FormValue("expires_days"))
+	if err != nil || days < 0 || days > 3650 {
+		return s.renderAgents(c, http.StatusUnprocessableEntity, views.AgentConnect{Error: "Choose when the token expires, or never."})
+	}
+	if days > 0 {
+		in.ExpiresAt = s.auth.cfg.Clock().UTC().Add(time.Duration(days) * 24 * time.Hour)
+	}
+	t, secret, err := s.db.CreateToken(c.Request().Context(), in)
+	if store.ErrorCode(err) == store.EINVALID {
+		return s.renderAgents(c, http.StatusUnprocessableEntity, views.AgentConnect{Error: store.ErrorMessage(err)})
+	} else if err != nil {
+		return err
+	}
+	noStore(c)
+	return s.renderAgents(c, http.StatusCreated, views.AgentConnect{TokenName: t.Name, Token: secret})
 }
 
 // handleAgentsFeed serves GET /agents/feed?type=&scope=: the feed fragment

@@ -101,6 +101,7 @@ func (s *Server) routes(e *echo.Echo, modelLimit echo.MiddlewareFunc, shareRate 
 	s.reviewRoutes(app, editorOnly)
 	app.GET("/agents", s.handleAgents)
 	app.GET("/agents/feed", s.handleAgentsFeed)
+	app.POST("/agents/connect", s.handleAgentConnect, requireRole(store.RoleViewer))
 	app.GET("/agents/entries/:id", s.handleAgentEntryShow)
 	app.GET("/agents/handoffs/:id", s.handleAgentHandoffShow)
 	app.POST("/agents/handoffs/:id/acknowledge", s.handleAgentHandoffAcknowledge, editorOnly)

@@ -83,6 +83,9 @@ type Config struct {
 	// without a trailing slash; links Baton hands out (invites) start with
 	// it. Empty means the address of the request.
 	PublicURL string
+	// FeedRefresh is how often the /agents page's blackboard feed looks for
+	// new entries. Zero means views.DefaultFeedRefresh (5s).
+	FeedRefresh time.Duration
 }
 
 // Server serves Baton over HTTP. Its fields are set once in New and only
@@ -102,6 +105,8 @@ type Server struct {
 	version     string
 	// publicURL is Config.PublicURL.
 	publicURL string
+	// feedRefresh is Config.FeedRefresh.
+	feedRefresh time.Duration
 	// extractor extracts handoffs; nil asks provider.
 	extractor agent.Extractor
 	judge     agent.Judge
@@ -166,6 +171,7 @@ func New(cfg Config) *Server {
 		auth:         newAuth(cfg.Auth, cfg.SessionKey),
 		version:      cfg.Version,
 		publicURL:    cfg.PublicURL,
+		feedRefresh:  cfg.FeedRefresh,
 		jobs:         newJobRunner(cfg.Logger, cfg.JobGrace, cfg.JobConnectGrace),
 		live:         newLiveHub(),
 		memoryBudget: cfg.MemoryBudget,
