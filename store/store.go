@@ -372,11 +372,17 @@ func (db *DB) runAlone(ctx context.Context, fn func(tx *txn) error) error {
 			conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 	}()
-	tx, err := conn.BeginTx(ctx, serializable)
-	if err != nil {
-		return err
+	// No other write runs now, but a serializable read may still make this
+	// transaction the one PostgreSQL cancels: try again, it then succeeds.
+	for {
+		tx, err := conn.BeginTx(ctx, serializable)
+		if err != nil {
+			return err
+		}
+		if err := runTx(&txn{tx: tx, eng: db.eng}, fn); !retryable(err) || ctx.Err() != nil {
+			return err
+		}
 	}
-	return runTx(&txn{tx: tx, eng: db.eng}, fn)
 }
 
 func (db *DB) tryTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *txn) error) error {
