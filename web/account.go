@@ -402,22 +402,33 @@ func (s *Server) renderTokens(c echo.Context, status int, newSecret, msg string)
 // handleTokenCreate serves POST /settings/tokens (fields name, scope,
 // expires_days; 0 for none): a token for the current workspace, shown once.
 func (s *Server) handleTokenCreate(c echo.Context) error {
-	p := principalOf(c)
-	in := store.TokenCreate{UserID: p.User.ID, WorkspaceID: p.WorkspaceID, Name: c.FormValue("name"), Scope: store.TokenScope(c.FormValue("scope"))}
-	days, err := strconv.Atoi(c.FormValue("expires_days"))
-	if err != nil || days < 0 || days > 3650 {
-		return s.renderTokens(c, http.StatusUnprocessableEntity, "", "Choose when the token expires, or never.")
-	}
-	if days > 0 {
-		in.ExpiresAt = s.auth.cfg.Clock().UTC().Add(time.Duration(days) * 24 * time.Hour)
-	}
-	_, secret, err := s.db.CreateToken(c.Request().Context(), in)
-	if store.ErrorCode(err) == store.EINVALID {
-		return s.renderTokens(c, http.StatusUnprocessableEntity, "", store.ErrorMessage(err))
+	_, secret, problem, err := s.createFormToken(c)
+	if problem != "" {
+		return s.renderTokens(c, http.StatusUnprocessableEntity, "", problem)
 	} else if err != nil {
 		return err
 	}
 	return s.renderTokens(c, http.StatusCreated, secret, "")
+}
+
+// createFormToken creates the API token a form asks for (fields name,
+// scope, expires_days; 0 for none): the person's, for the current
+// workspace. problem says what to fix when the form is wrong.
+func (s *Server) createFormToken(c echo.Context) (t *store.Token, secret, problem string, err error) {
+	p := principalOf(c)
+	in := store.TokenCreate{UserID: p.User.ID, WorkspaceID: p.WorkspaceID, Name: c.FormValue("name"), Scope: store.TokenScope(c.FormValue("scope"))}
+	days, err := strconv.Atoi(c.FormValue("expires_days"))
+	if err != nil || days < 0 || days > 3650 {
+		return nil, "", "Choose when the token expires, or never.", nil
+	}
+	if days > 0 {
+		in.ExpiresAt = s.auth.cfg.Clock().UTC().Add(time.Duration(days) * 24 * time.Hour)
+	}
+	t, secret, err = s.db.CreateToken(c.Request().Context(), in)
+	if store.ErrorCode(err) == store.EINVALID {
+		return nil, "", store.ErrorMessage(err), nil
+	}
+	return t, secret, "", err
 }
 
 // handleTokenRevoke serves POST /settings/tokens/:id/revoke: a person

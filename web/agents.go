@@ -3,8 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -63,18 +61,9 @@ func (s *Server) renderAgents(c echo.Context, status int, connect views.AgentCon
 // current workspace and shows the /agents page with the agents' setups
 // carrying it, this once.
 func (s *Server) handleAgentConnect(c echo.Context) error {
-	p := principalOf(c)
-	in := store.TokenCreate{UserID: p.User.ID, WorkspaceID: p.WorkspaceID, Name: c.FormValue("name"), Scope: store.TokenScope(c.FormValue("scope"))}
-	days, err := strconv.Atoi(c.FormValue("expires_days"))
-	if err != nil || days < 0 || days > 3650 {
-		return s.renderAgents(c, http.StatusUnprocessableEntity, views.AgentConnect{Error: "Choose when the token expires, or never."})
-	}
-	if days > 0 {
-		in.ExpiresAt = s.auth.cfg.Clock().UTC().Add(time.Duration(days) * 24 * time.Hour)
-	}
-	t, secret, err := s.db.CreateToken(c.Request().Context(), in)
-	if store.ErrorCode(err) == store.EINVALID {
-		return s.renderAgents(c, http.StatusUnprocessableEntity, views.AgentConnect{Error: store.ErrorMessage(err)})
+	t, secret, problem, err := s.createFormToken(c)
+	if problem != "" {
+		return s.renderAgents(c, http.StatusUnprocessableEntity, views.AgentConnect{Error: problem})
 	} else if err != nil {
 		return err
 	}

@@ -247,6 +247,13 @@ func wordSet(s string) map[string]bool {
 // runs of letters, digits and _./-', as the evaluation reads them.
 func tokens(lower string) []string {
 	var out []string
+	eachToken(lower, func(w string) { out = append(out, w) })
+	return out
+}
+
+// eachToken calls yield with each stemmed content word of lower-cased
+// text, in order (see tokens).
+func eachToken(lower string, yield func(string)) {
 	start := -1
 	for i := 0; i <= len(lower); i++ {
 		inWord := i < len(lower) && isTokenByte(lower[i])
@@ -254,14 +261,12 @@ func tokens(lower string) []string {
 			start = i
 		}
 		if !inWord && start >= 0 {
-			w := strings.Trim(lower[start:i], "./-'")
-			if w != "" && !stopWords[w] {
-				out = append(out, stem(w))
+			if w := strings.Trim(lower[start:i], "./-'"); w != "" && !stopWords[w] {
+				yield(stem(w))
 			}
 			start = -1
 		}
 	}
-	return out
 }
 
 // isTokenByte reports whether b belongs to a token.
@@ -284,19 +289,7 @@ type tokenSet map[string]struct{}
 
 func newTokenSet(lower string) tokenSet {
 	s := tokenSet{}
-	start := -1
-	for i := 0; i <= len(lower); i++ {
-		inWord := i < len(lower) && isTokenByte(lower[i])
-		if inWord && start < 0 {
-			start = i
-		}
-		if !inWord && start >= 0 {
-			if w := strings.Trim(lower[start:i], "./-'"); w != "" && !stopWords[w] {
-				s[stem(w)] = struct{}{}
-			}
-			start = -1
-		}
-	}
+	eachToken(lower, func(w string) { s[w] = struct{}{} })
 	return s
 }
 
