@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -50,9 +51,37 @@ func addActivity(ctx context.Context, tx *txn, handoffID string, kind ActivityKi
 // from the activity log. limit is written into the SQL (limitSQL): pass a
 // constant.
 func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]*Activity, error) {
+	var rev int64
+	err := db.readRow(ctx, `SELECT COALESCE((SELECT activity_rev FROM handoffs WHERE id = ?), -1)`, handoffID).Scan(&rev)
+	if err != nil {
+		return nil, fmt.Errorf("find activity of handoff %s: %w", handoffID, err)
+	}
+	return db.FindActivityAt(ctx, handoffID, rev, limit)
+}
+
+// FindActivityAt is FindActivity for a handoff whose ActivityRev
+// (ReviewPresence) was rev when read before: when nothing on the timeline
+// changed since, it answers from what it read last time.
+func (db *DB) FindActivityAt(ctx context.Context, handoffID string, rev int64, limit int) ([]*Activity, error) {
 	if limit <= 0 {
 		limit = 50
 	}
+	key := handoffID + "/" + strconv.Itoa(limit)
+	kept, ok := db.timelines.get(key, rev)
+	if !ok {
+		var err error
+		if kept, err = db.findActivity(ctx, handoffID, limit); err != nil {
+			return nil, fmt.Errorf("find activity of handoff %s: %w", handoffID, err)
+		}
+		if rev >= 0 { // read after rev, the entries are at least that new
+			db.timelines.put(key, rev, kept)
+		}
+	}
+	return pointers(slices.Clone(kept)), nil
+}
+
+// findActivity reads a handoff's timeline.
+func (db *DB) findActivity(ctx context.Context, handoffID string, limit int) ([]Activity, error) {
 	rows, err := db.readRows(ctx, `
 		SELECT kind, COALESCE(actor_user_id, ''), actor_name, detail, created_at FROM activity WHERE handoff_id = ?1
 		UNION ALL
@@ -70,10 +99,10 @@ func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]
 		SELECT 'planned', '', '', 'Plan v' || version, created_at FROM plans WHERE handoff_id = ?1
 		ORDER BY 5 DESC`+limitSQL(limit), handoffID)
 	if err != nil {
-		return nil, fmt.Errorf("find activity of handoff %s: %w", handoffID, err)
+		return nil, err
 	}
 	defer rows.Close()
-	var out []*Activity
+	out := []Activity{}
 	for rows.Next() {
 		var a Activity
 		var at string
@@ -81,7 +110,7 @@ func (db *DB) FindActivity(ctx context.Context, handoffID string, limit int) ([]
 			return nil, err
 		}
 		a.At = parseTime(at)
-		out = append(out, &a)
+		out = append(out, a)
 	}
 	return out, rows.Err()
 }

@@ -298,12 +298,12 @@ func scanHandoff(s scanner) (*Handoff, error) {
 
 // FindHandoffByID returns a handoff with its decisions, files and risks.
 func (db *DB) FindHandoffByID(ctx context.Context, id string) (*Handoff, error) {
-	return db.findHandoffRows(ctx, handoffRowsByID, id, "handoff "+id)
+	return db.findHandoff(ctx, `id`, id, "handoff "+id)
 }
 
 // FindHandoffByThread returns a thread's handoff with its items, or ErrNotFound.
 func (db *DB) FindHandoffByThread(ctx context.Context, threadID string) (*Handoff, error) {
-	return db.findHandoffRows(ctx, handoffRowsByThread, threadID, "handoff "+threadID)
+	return db.findHandoff(ctx, `thread_id`, threadID, "handoff of thread "+threadID)
 }
 
 type querier interface {

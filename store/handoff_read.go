@@ -28,10 +28,11 @@ import (
 // them can hold a "|": ids, sources and times are ours, and the message
 // ids (a JSON array of ids) come last. The handoff row's key carries its
 // status, thread id and workspace id in the source, pinned and message-ids
-// places; its summary is in a, its thread's title in b and its version in n.
+// places; its summary is in a, its thread's title in b, the revision of its
+// items (handoffs.items_rev) in c and its version in n.
 const handoffRowsQuery = `
 	SELECT 0, id || '|' || status || '|' || thread_id || '|' || created_at || '|' || updated_at || '|' || workspace_id,
-	       summary, (SELECT title FROM threads WHERE threads.id = handoffs.thread_id), '', NULL, version, ''
+	       summary, (SELECT title FROM threads WHERE threads.id = handoffs.thread_id), '' || items_rev, NULL, version, ''
 	  FROM handoffs WHERE id = %[1]s
 	UNION ALL
 	SELECT 1, d.id || '|' || d.source || '|' || COALESCE(d.pinned_message_id, '') || '|' || d.created_at || '|' || d.updated_at || '|' || d.message_ids,
@@ -62,22 +63,97 @@ func splitRowKey(s string) rowKey {
 	return k
 }
 
-// Handoff rows by the handoff's id and by its thread's.
-var (
-	handoffRowsByID     = fmt.Sprintf(handoffRowsQuery, `?`)
-	handoffRowsByThread = fmt.Sprintf(handoffRowsQuery, `(SELECT id FROM handoffs WHERE thread_id = ?)`)
-)
+// handoffRowsByID reads the rows of the handoff whose id is given four times.
+var handoffRowsByID = fmt.Sprintf(handoffRowsQuery, `?`)
 
-// findHandoffRows reads a handoff and its items with q, one of the
-// queries above, which takes arg four times. what names the handoff in
-// errors.
-func (db *DB) findHandoffRows(ctx context.Context, q, arg, what string) (*Handoff, error) {
-	rows, err := db.readRows(ctx, q, arg, arg, arg, arg)
+// handoffRowQuery reads a handoff's own row, with the revision of its items
+// (handoffs.items_rev), in the shape of the handoff row of handoffRowsQuery
+// without its first column.
+const handoffRowQuery = `
+	SELECT id || '|' || status || '|' || thread_id || '|' || created_at || '|' || updated_at || '|' || workspace_id,
+	       summary, (SELECT title FROM threads WHERE threads.id = handoffs.thread_id), version, items_rev
+	  FROM handoffs WHERE `
+
+// handoffItems are a handoff's decisions (labelled), files and risks, in
+// order, as the items cache keeps them.
+type handoffItems struct {
+	decisions []Decision
+	files     []FileRef
+	risks     []Risk
+}
+
+// own returns copies of the items for a caller to keep and change. The
+// message ID lists and confidences are shared: nothing changes them in
+// place, and the lists are clipped, so an append copies.
+func (it handoffItems) own() (ds []*Decision, fs []*FileRef, rs []*Risk) {
+	return pointers(slices.Clone(it.decisions)), pointers(slices.Clone(it.files)), pointers(slices.Clone(it.risks))
+}
+
+// kept returns the values of items, for the items cache.
+func kept[T any](items []*T) []T {
+	out := make([]T, len(items))
+	for i, p := range items {
+		out[i] = *p
+	}
+	return out
+}
+
+// pointers returns pointers to the elements of s, or nil for an empty s
+// (as a read that found none returns).
+func pointers[T any](s []T) []*T {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]*T, len(s))
+	for i := range s {
+		out[i] = &s[i]
+	}
+	return out
+}
+
+// findHandoff reads the handoff whose column col (id or thread_id) is arg,
+// with its items: from the items cache when they have not changed since
+// they were last read, otherwise with handoffRowsByID. what names the
+// handoff in errors.
+func (db *DB) findHandoff(ctx context.Context, col, arg, what string) (*Handoff, error) {
+	var (
+		key, title string
+		h          Handoff
+		rev        int64
+	)
+	err := db.readRow(ctx, handoffRowQuery+col+` = ?`, arg).Scan(&key, &h.Summary, &title, &h.Version, &rev)
+	if err != nil {
+		return nil, findErr(err, "%s", what)
+	}
+	items, ok := db.items.get(splitRowKey(key).id, rev)
+	if !ok {
+		return db.findHandoffRows(ctx, splitRowKey(key).id, what)
+	}
+	fillHandoffRow(&h, splitRowKey(key), title)
+	h.Decisions, h.Files, h.Risks = items.own()
+	return &h, nil
+}
+
+// fillHandoffRow fills in h's fields from a handoff row's key and its
+// thread's title.
+func fillHandoffRow(h *Handoff, k rowKey, title string) {
+	h.ID, h.ThreadID, h.WorkspaceID, h.Status, h.ThreadTitle = k.id, k.pinned, k.ids, HandoffStatus(k.source), title
+	h.CreatedAt, h.UpdatedAt = parseStoredTime(k.created), parseStoredTime(k.updated)
+}
+
+// findHandoffRows reads handoff id and its items in one statement
+// (handoffRowsByID), and keeps the items in the items cache under the
+// revision read with them. what names the handoff in errors.
+func (db *DB) findHandoffRows(ctx context.Context, id, what string) (*Handoff, error) {
+	rows, err := db.readRows(ctx, handoffRowsByID, id, id, id, id)
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", what, err)
 	}
 	defer rows.Close()
-	var h *Handoff
+	var (
+		h   *Handoff
+		rev int64
+	)
 	// The scan targets live outside the loop: Scan takes their addresses,
 	// so declared inside it they would be allocated again for every row.
 	// Integers scan into int64, which database/sql assigns as it is; an
@@ -93,8 +169,9 @@ func (db *DB) findHandoffRows(ctx context.Context, q, arg, what string) (*Handof
 		}
 		k := splitRowKey(key)
 		if kind == 0 {
-			h = &Handoff{ID: k.id, ThreadID: k.pinned, WorkspaceID: k.ids, Status: HandoffStatus(k.source), Summary: a, ThreadTitle: b, Version: int(n),
-				CreatedAt: parseStoredTime(k.created), UpdatedAt: parseStoredTime(k.updated)}
+			h = &Handoff{Summary: a, Version: int(n)}
+			fillHandoffRow(h, k, b)
+			rev, _ = strconv.ParseInt(c, 10, 64)
 			continue
 		}
 		if h == nil {
@@ -129,7 +206,16 @@ func (db *DB) findHandoffRows(ctx context.Context, q, arg, what string) (*Handof
 	sortItems(h.Risks, func(r *Risk) (time.Time, string) { return r.CreatedAt, r.ID })
 	for i, d := range h.Decisions {
 		d.Label = "D" + strconv.Itoa(i+1)
+		d.MessageIDs = slices.Clip(d.MessageIDs)
 	}
+	for _, f := range h.Files {
+		f.MessageIDs = slices.Clip(f.MessageIDs)
+	}
+	for _, r := range h.Risks {
+		r.MessageIDs = slices.Clip(r.MessageIDs)
+	}
+	// The cache keeps copies: the caller may change what it was given.
+	db.items.put(h.ID, rev, handoffItems{kept(h.Decisions), kept(h.Files), kept(h.Risks)})
 	return h, nil
 }
 

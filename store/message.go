@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -231,21 +234,53 @@ func (db *DB) FindReply(ctx context.Context, threadID, userMessageID string) (*M
 // ID, ThreadID, Role, Status and Pinned filled: enough to tell what changed
 // since a page was rendered, at a fraction of the cost of FindMessages.
 func (db *DB) FindMessageHeads(ctx context.Context, threadID string) ([]*Message, error) {
-	// Role and status come as numbers (their CHECK constraints list every
-	// value): the driver copies every text value it returns, and a page
-	// view reads every message's head.
-	heads, err := scanAll(func(s scanner) (*Message, error) {
-		m := &Message{ThreadID: threadID}
-		var role, status int64 // database/sql assigns an int64 as it is; an int goes through a string
-		err := s.Scan(&m.ID, &role, &status, &m.Pinned)
-		m.Role = [...]Role{RoleUser, RoleAssistant}[role]
-		m.Status = [...]MessageStatus{StatusComplete, StatusStopped, StatusFailed}[status]
-		return m, err
-	})(db.readRows(ctx, `SELECT id, CASE role WHEN 'user' THEN 0 ELSE 1 END,
-		CASE status WHEN 'complete' THEN 0 WHEN 'stopped' THEN 1 ELSE 2 END, pinned
-		FROM messages WHERE thread_id = ? ORDER BY created_at, id`, threadID))
-	if err != nil {
+	var rev int64
+	if err := db.readRow(ctx, `SELECT messages_rev FROM threads WHERE id = ?`, threadID).Scan(&rev); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil // no thread, no messages
+		}
 		return nil, fmt.Errorf("find message heads: %w", err)
 	}
-	return heads, nil
+	return db.FindMessageHeadsOf(ctx, &Thread{ID: threadID, MessagesRev: rev})
+}
+
+// FindMessageHeadsOf is FindMessageHeads for a thread as read before
+// (t.ID and t.MessagesRev): when no message changed since, it answers from
+// what it read last time, without reading the messages again.
+func (db *DB) FindMessageHeadsOf(ctx context.Context, t *Thread) ([]*Message, error) {
+	heads, ok := db.heads.get(t.ID, t.MessagesRev)
+	if !ok {
+		// Role and status come as numbers (their CHECK constraints list
+		// every value): the driver copies every text value it returns.
+		rows, err := db.readRows(ctx, `SELECT id, CASE role WHEN 'user' THEN 0 ELSE 1 END,
+			CASE status WHEN 'complete' THEN 0 WHEN 'stopped' THEN 1 ELSE 2 END, pinned
+			FROM messages WHERE thread_id = ? ORDER BY created_at, id`, t.ID)
+		if err != nil {
+			return nil, fmt.Errorf("find message heads: %w", err)
+		}
+		defer rows.Close()
+		heads = []Message{}
+		var role, status int64 // database/sql assigns an int64 as it is; an int goes through a string
+		for rows.Next() {
+			m := Message{ThreadID: t.ID}
+			if err := rows.Scan(&m.ID, &role, &status, &m.Pinned); err != nil {
+				return nil, fmt.Errorf("find message heads: %w", err)
+			}
+			m.Role = [...]Role{RoleUser, RoleAssistant}[role]
+			m.Status = [...]MessageStatus{StatusComplete, StatusStopped, StatusFailed}[status]
+			heads = append(heads, m)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("find message heads: %w", err)
+		}
+		// Read after t's revision, the heads are at least that new.
+		db.heads.put(t.ID, t.MessagesRev, heads)
+	}
+	// The callers' own copies: the kept heads never change.
+	own := slices.Clone(heads)
+	out := make([]*Message, len(own))
+	for i := range own {
+		out[i] = &own[i]
+	}
+	return out, nil
 }

@@ -18,6 +18,9 @@ type ReviewPresence struct {
 	Snapshots      bool // FindSnapshots
 	Plans          bool // FindPlans of the handoff
 	ExtractionRuns bool // FindLatestExtractionRun
+	// ActivityRev is the revision of the handoff's timeline, for
+	// FindActivityAt; -1 when the handoff is not there.
+	ActivityRev int64
 }
 
 // FindReviewPresence returns a handoff's ReviewPresence in one statement.
@@ -29,9 +32,10 @@ func (db *DB) FindReviewPresence(ctx context.Context, handoffID string) (ReviewP
 		EXISTS (SELECT 1 FROM share_links WHERE handoff_id = ?),
 		EXISTS (SELECT 1 FROM snapshots WHERE handoff_id = ?),
 		EXISTS (SELECT 1 FROM plans WHERE handoff_id = ?),
-		EXISTS (SELECT 1 FROM extraction_runs WHERE handoff_id = ?)`,
-		handoffID, handoffID, handoffID, handoffID, handoffID, handoffID, handoffID).
-		Scan(&p.Comments, &p.Reviews, &p.Shares, &p.Snapshots, &p.Plans, &p.ExtractionRuns)
+		EXISTS (SELECT 1 FROM extraction_runs WHERE handoff_id = ?),
+		COALESCE((SELECT activity_rev FROM handoffs WHERE id = ?), -1)`,
+		handoffID, handoffID, handoffID, handoffID, handoffID, handoffID, handoffID, handoffID).
+		Scan(&p.Comments, &p.Reviews, &p.Shares, &p.Snapshots, &p.Plans, &p.ExtractionRuns, &p.ActivityRev)
 	if err != nil {
 		return p, fmt.Errorf("find review lists of handoff %s: %w", handoffID, err)
 	}

@@ -8,7 +8,9 @@ import (
 
 // TestFindReviewPresence adds to a handoff, one list at a time, what each
 // list of the review screen shows, and checks that FindReviewPresence
-// tells it at once, and nothing of another handoff's lists.
+// tells it at once, and nothing of another handoff's lists; and that the
+// handoff's ActivityRev moves on with each of them (each is on the
+// timeline), and not with another handoff's.
 func TestFindReviewPresence(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "baton.db"))
@@ -39,12 +41,18 @@ func TestFindReviewPresence(t *testing.T) {
 		return h
 	}
 	h, other := newHandoff("Limits"), newHandoff("Other")
+	var rev int64 = -1
 	check := func(step string, want ReviewPresence) {
 		t.Helper()
 		got, err := db.FindReviewPresence(ctx, h.ID)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
+		moved := got.ActivityRev > rev
+		if elsewhere := step == "another handoff's comment"; moved == elsewhere {
+			t.Errorf("%s: the activity revision went from %d to %d", step, rev, got.ActivityRev)
+		}
+		rev, got.ActivityRev = got.ActivityRev, 0
 		if got != want {
 			t.Errorf("%s: %+v, want %+v", step, got, want)
 		}

@@ -48,7 +48,18 @@ type DB struct {
 	stmts sync.Map // query -> *sql.Stmt
 	// hub delivers Notify's payloads to Listen's channels (job.go).
 	hub hub
+	// heads, items and timelines keep the message heads of threads, and
+	// the items and activity of handoffs, as pages read them on every
+	// view, under revisions the database moves on (revcache.go).
+	heads     *revCache[[]Message]
+	items     *revCache[handoffItems]
+	timelines *revCache[[]Activity]
 }
+
+// Entries each revision cache holds: the threads and handoffs people have
+// open. A thread's heads are about 100 bytes a message, a handoff's items
+// about 1 KB each.
+const revCacheEntries = 256
 
 // Options tune the connection to PostgreSQL; SQLite ignores them. A zero
 // field takes its default.
@@ -77,7 +88,8 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // if needed. It applies migrations and makes sure a default workspace
 // exists. Errors name the database (never a password).
 func OpenWith(ctx context.Context, dsn string, opts Options) (_ *DB, err error) {
-	db := &DB{path: dsn}
+	db := &DB{path: dsn, heads: newRevCache[[]Message](revCacheEntries), items: newRevCache[handoffItems](revCacheEntries),
+		timelines: newRevCache[[]Activity](revCacheEntries)}
 	db.SetClock(func() time.Time { return time.Now().UTC() })
 	if IsPostgresURL(dsn) {
 		db.eng = enginePostgres

@@ -29,6 +29,9 @@ type Thread struct {
 	// they came from. Only FindThreadByIDIncludingDeleted returns one.
 	DeletedAt    time.Time
 	MessageCount int // filled by FindThreads
+	// MessagesRev moves on whenever a message is added or removed, or its
+	// role, status, pin or time changes (FindMessageHeadsOf).
+	MessagesRev int64
 }
 
 // ThreadCreate is the input of CreateThread.
@@ -116,13 +119,13 @@ func (db *DB) FindThreads(ctx context.Context, f ThreadFilter) ([]*Thread, error
 type scanner interface{ Scan(dest ...any) error }
 
 const threadColumns = `id, workspace_id, COALESCE(parent_thread_id, ''), title, created_at, updated_at,
-	COALESCE(archived_at, ''), COALESCE(deleted_at, '')`
+	COALESCE(archived_at, ''), COALESCE(deleted_at, ''), messages_rev`
 
 // scanThread reads threadColumns and a message count.
 func scanThread(s scanner) (*Thread, error) {
 	var t Thread
 	var created, updated, archived, deleted string
-	if err := s.Scan(&t.ID, &t.WorkspaceID, &t.ParentThreadID, &t.Title, &created, &updated, &archived, &deleted, &t.MessageCount); err != nil {
+	if err := s.Scan(&t.ID, &t.WorkspaceID, &t.ParentThreadID, &t.Title, &created, &updated, &archived, &deleted, &t.MessagesRev, &t.MessageCount); err != nil {
 		return nil, err
 	}
 	t.CreatedAt, t.UpdatedAt = parseTime(created), parseTime(updated)

@@ -109,7 +109,7 @@ func (s *Server) reviewPanel(c echo.Context, handoffID string, plan *store.Plan)
 			return nil, err
 		}
 	}
-	if p.Activity, err = s.db.FindActivity(ctx, handoffID, 30); err != nil {
+	if p.Activity, err = s.db.FindActivityAt(ctx, handoffID, has.ActivityRev, 30); err != nil {
 		return nil, err
 	}
 	if p.CanShare && has.Shares {

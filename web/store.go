@@ -47,6 +47,7 @@ type threadStore interface {
 	FindMessageByID(ctx context.Context, threadID, id string) (*store.Message, error)
 	FindMessages(ctx context.Context, f store.MessageFilter) ([]*store.Message, error)
 	FindMessageHeads(ctx context.Context, threadID string) ([]*store.Message, error)
+	FindMessageHeadsOf(ctx context.Context, t *store.Thread) ([]*store.Message, error)
 	FindReply(ctx context.Context, threadID, userMessageID string) (*store.Message, error)
 	DeleteFailedReply(ctx context.Context, threadID, id string) error
 	PinMessage(ctx context.Context, threadID, messageID string) (d *store.Decision, created bool, err error)
@@ -156,7 +157,7 @@ type reviewStore interface {
 	CreateReview(ctx context.Context, handoffID string, r store.Review) (*store.Review, error)
 	CreateShareLink(ctx context.Context, in store.ShareCreate) (*store.ShareLink, string, error)
 	DeleteComment(ctx context.Context, id string, by store.Actor) (*store.Comment, error)
-	FindActivity(ctx context.Context, handoffID string, limit int) ([]*store.Activity, error)
+	FindActivityAt(ctx context.Context, handoffID string, rev int64, limit int) ([]*store.Activity, error)
 	FindCommentByID(ctx context.Context, id string) (*store.Comment, error)
 	FindComments(ctx context.Context, f store.CommentFilter) ([]*store.Comment, error)
 	FindItemAnchors(ctx context.Context, handoffID string) ([]store.Anchor, error)

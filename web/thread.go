@@ -56,7 +56,7 @@ func (s *Server) handleThreadShow(c echo.Context) error {
 		return err
 	}
 	t := page.thread
-	mvs, err := s.threadMessages(ctx, t.ID)
+	mvs, err := s.threadMessages(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -226,9 +226,9 @@ func (s *Server) messageView(m *store.Message) views.MessageView {
 // message only changes when it is pinned or unpinned, so each rendered item
 // is cached under its ID, pin, the CSRF token its forms carry and whether
 // it has forms at all (both from ctx); the full rows are read only when an item is missing.
-func (s *Server) threadMessages(ctx context.Context, threadID string) ([]views.MessageView, error) {
+func (s *Server) threadMessages(ctx context.Context, t *store.Thread) ([]views.MessageView, error) {
 	csrf := views.CSRF(ctx)
-	heads, err := s.db.FindMessageHeads(ctx, threadID)
+	heads, err := s.db.FindMessageHeadsOf(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (s *Server) threadMessages(ctx context.Context, threadID string) ([]views.M
 	if !missing {
 		return out, nil
 	}
-	msgs, err := s.db.FindMessages(ctx, store.MessageFilter{ThreadID: threadID})
+	msgs, err := s.db.FindMessages(ctx, store.MessageFilter{ThreadID: t.ID})
 	if err != nil {
 		return nil, err
 	}

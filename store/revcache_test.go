@@ -1,0 +1,210 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// TestKeptReadsFollowEveryWriter checks that the reads pages keep between
+// views (message heads, handoff items, timelines: revcache.go) show every
+// change on the next read, whoever made it. The changes come through a
+// second DB opened on the same database, as another server or the CLI
+// would make them, which this DB's caches never hear of: only the
+// revisions the database bumps tell them. It also checks that a caller
+// changing what it was given does not change what the next one reads.
+func TestKeptReadsFollowEveryWriter(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	other, err := Open(ctx, db.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	check := func(step string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+
+	// Message heads.
+	th, err := db.CreateThread(ctx, ThreadCreate{Title: "Limits"})
+	check("create thread", err)
+	heads := func() []*Message {
+		t.Helper()
+		// As the page reads them: the thread, then its heads at the
+		// thread's revision; twice, so that the second comes from the cache.
+		var got []*Message
+		for range 2 {
+			page, _, err := db.FindThreadWithReadyState(ctx, th.ID)
+			check("find thread", err)
+			got, err = db.FindMessageHeadsOf(ctx, page)
+			check("find heads", err)
+		}
+		byID, err := db.FindMessageHeads(ctx, th.ID)
+		check("find heads by id", err)
+		if len(byID) != len(got) {
+			t.Fatalf("FindMessageHeads finds %d heads, FindMessageHeadsOf %d", len(byID), len(got))
+		}
+		return got
+	}
+	if got := heads(); len(got) != 0 {
+		t.Fatalf("a new thread has %d heads", len(got))
+	}
+	q, err := other.CreateMessage(ctx, MessageCreate{ThreadID: th.ID, Role: RoleUser, Content: "How do we limit?"})
+	check("create message", err)
+	a, err := other.CreateMessage(ctx, MessageCreate{ThreadID: th.ID, Role: RoleAssistant, Content: "Use Redis.", ReplyTo: q.ID})
+	check("create reply", err)
+	if got := heads(); len(got) != 2 || got[0].ID != q.ID || got[1].ID != a.ID || got[1].Pinned {
+		t.Fatalf("after two messages elsewhere, heads = %+v", got)
+	}
+	got := heads()
+	got[0].Pinned, got[0].Role = true, RoleAssistant
+	if again := heads(); again[0].Pinned || again[0].Role != RoleUser {
+		t.Fatalf("changing the heads read changed the next read: %+v", again[0])
+	}
+	_, _, err = other.PinMessage(ctx, th.ID, a.ID)
+	check("pin", err)
+	if got := heads(); !got[1].Pinned {
+		t.Fatalf("after a pin elsewhere, heads = %+v", got[1])
+	}
+	q2, err := other.CreateMessage(ctx, MessageCreate{ThreadID: th.ID, Role: RoleUser, Content: "And the burst?"})
+	check("create message", err)
+	failed, err := other.CreateMessage(ctx, MessageCreate{ThreadID: th.ID, Role: RoleAssistant, Status: StatusFailed, Content: "", ReplyTo: q2.ID})
+	check("create failed reply", err)
+	if got := heads(); len(got) != 4 || got[3].Status != StatusFailed {
+		t.Fatalf("after a failed reply elsewhere, heads = %+v", got)
+	}
+	check("delete failed reply", other.DeleteFailedReply(ctx, th.ID, failed.ID))
+	if got := heads(); len(got) != 3 {
+		t.Fatalf("after deleting the failed reply elsewhere, %d heads", len(got))
+	}
+
+	// Handoff items: the pin made a handoff with one decision.
+	u, err := other.CreateUser(ctx, UserCreate{Email: "ana@example.com", Name: "Ana", Password: "correct horse battery"})
+	check("create user", err)
+	handoff := func() *Handoff {
+		t.Helper()
+		var h *Handoff
+		for range 2 {
+			var err error
+			h, err = db.FindHandoffByThread(ctx, th.ID)
+			check("find handoff by thread", err)
+			byID, err := db.FindHandoffByID(ctx, h.ID)
+			check("find handoff by id", err)
+			if len(byID.Decisions) != len(h.Decisions) || len(byID.Files) != len(h.Files) {
+				t.Fatalf("by id and by thread differ: %+v, %+v", byID, h)
+			}
+		}
+		return h
+	}
+	h := handoff()
+	if len(h.Decisions) != 1 || h.Decisions[0].Content != "Use Redis." {
+		t.Fatalf("after the pin, decisions = %+v", h.Decisions)
+	}
+	_, _, err = other.CreateDecision(ctx, h.ID, DecisionCreate{Content: "Answer 429 with Retry-After"}, 0)
+	check("create decision", err)
+	h = handoff()
+	if len(h.Decisions) != 2 || h.Decisions[1].Content != "Answer 429 with Retry-After" || h.Decisions[1].Label != "D2" {
+		t.Fatalf("after a decision added elsewhere, decisions = %+v", h.Decisions)
+	}
+	edited := "Use Valkey"
+	_, _, err = other.UpdateDecision(WithActor(ctx, u.ID), h.ID, h.Decisions[0].ID, DecisionUpdate{Content: &edited, Version: h.Version})
+	check("update decision", err)
+	h = handoff()
+	if h.Decisions[0].Content != edited || h.Decisions[0].UpdatedBy != "Ana" {
+		t.Fatalf("after an edit elsewhere, D1 = %+v", h.Decisions[0])
+	}
+	h.Decisions[0].Content, h.Decisions = "changed by a caller", h.Decisions[:1]
+	if h = handoff(); h.Decisions[0].Content != edited || len(h.Decisions) != 2 {
+		t.Fatalf("changing the handoff read changed the next read: %+v", h.Decisions)
+	}
+	_, err = other.write.ExecContext(ctx, `UPDATE users SET name = 'Ana Lima' WHERE id = ?`, u.ID)
+	check("rename user", err)
+	if h = handoff(); h.Decisions[0].UpdatedBy != "Ana Lima" {
+		t.Fatalf("after a rename elsewhere, D1 was last changed by %q", h.Decisions[0].UpdatedBy)
+	}
+	_, err = other.CreateFileRef(ctx, h.ID, FileRefInput{Path: "limit/redis.go", Relevance: LevelHigh}, 0)
+	check("create file", err)
+	_, err = other.CreateRisk(ctx, h.ID, RiskInput{Description: "Redis down", Severity: LevelHigh}, 0)
+	check("create risk", err)
+	if h = handoff(); len(h.Files) != 1 || len(h.Risks) != 1 {
+		t.Fatalf("after a file and a risk added elsewhere: %+v, %+v", h.Files, h.Risks)
+	}
+	_, err = other.DeleteDecision(ctx, h.ID, h.Decisions[1].ID, h.Version)
+	check("delete decision", err)
+	if h = handoff(); len(h.Decisions) != 1 {
+		t.Fatalf("after a decision deleted elsewhere, decisions = %+v", h.Decisions)
+	}
+
+	// The timeline, as the review panel reads it: at the revision read
+	// with the presence of its lists.
+	timeline := func() []*Activity {
+		t.Helper()
+		var got []*Activity
+		for range 2 {
+			p, err := db.FindReviewPresence(ctx, h.ID)
+			check("find presence", err)
+			got, err = db.FindActivityAt(ctx, h.ID, p.ActivityRev, 30)
+			check("find activity", err)
+		}
+		plain, err := db.FindActivity(ctx, h.ID, 30)
+		check("find activity", err)
+		if len(plain) != len(got) {
+			t.Fatalf("FindActivity finds %d entries, FindActivityAt %d", len(plain), len(got))
+		}
+		return got
+	}
+	kinds := func(acts []*Activity) []ActivityKind {
+		var out []ActivityKind
+		for _, a := range acts {
+			out = append(out, a.Kind)
+		}
+		return out
+	}
+	before := kinds(timeline())
+	if !slices.Contains(before, ActivityEdited) {
+		t.Fatalf("the timeline misses the edit: %v", before)
+	}
+	_, err = other.CreateComment(ctx, h.ID, CommentCreate{Anchor: Anchor{Kind: AnchorSummary}, Body: "Why Valkey?", Author: Actor{UserID: u.ID, Name: "Ana Lima"}})
+	check("create comment", err)
+	acts := timeline()
+	if len(acts) != len(before)+1 || acts[0].Kind != ActivityCommented {
+		t.Fatalf("after a comment elsewhere, the timeline is %v, was %v", kinds(acts), before)
+	}
+	acts[0].Kind = ActivityShared
+	if again := timeline(); again[0].Kind != ActivityCommented {
+		t.Fatalf("changing the timeline read changed the next read: %v", kinds(again))
+	}
+	if _, err := db.FindActivityAt(ctx, "nope", -1, 30); err != nil {
+		t.Fatalf("the timeline of no handoff: %v", err)
+	}
+}
+
+// TestRevCacheKeepsTheLatest checks the cache's own rules: a value is
+// only returned at its revision, an older revision never replaces a newer
+// one, and a full cache starts over.
+func TestRevCacheKeepsTheLatest(t *testing.T) {
+	c := newRevCache[string](2)
+	c.put("a", 2, "a2")
+	if _, ok := c.get("a", 1); ok {
+		t.Error("revision 1 answered from revision 2")
+	}
+	c.put("a", 1, "a1")
+	if v, ok := c.get("a", 2); !ok || v != "a2" {
+		t.Errorf("after putting revision 1 back, get(a, 2) = %q, %v", v, ok)
+	}
+	c.put("a", 3, "a3")
+	if v, ok := c.get("a", 3); !ok || v != "a3" {
+		t.Errorf("get(a, 3) = %q, %v", v, ok)
+	}
+	c.put("b", 1, "b1")
+	c.put("c", 1, "c1")
+	if _, ok := c.get("a", 3); ok {
+		t.Error("a full cache kept its entries")
+	}
+	if v, ok := c.get("c", 1); !ok || v != "c1" {
+		t.Errorf("get(c, 1) = %q, %v", v, ok)
+	}
+}
