@@ -125,11 +125,12 @@ func (db *DB) findHandoff(ctx context.Context, col, arg, what string) (*Handoff,
 	if err != nil {
 		return nil, findErr(err, "%s", what)
 	}
-	items, ok := db.items.get(splitRowKey(key).id, rev)
+	k := splitRowKey(key)
+	items, ok := db.items.get(k.id, rev)
 	if !ok {
-		return db.findHandoffRows(ctx, splitRowKey(key).id, what)
+		return db.findHandoffRows(ctx, k.id, what)
 	}
-	fillHandoffRow(&h, splitRowKey(key), title)
+	fillHandoffRow(&h, k, title)
 	h.Decisions, h.Files, h.Risks = items.own()
 	return &h, nil
 }

@@ -57,8 +57,9 @@ type DB struct {
 }
 
 // Entries each revision cache holds: the threads and handoffs people have
-// open. A thread's heads are about 100 bytes a message, a handoff's items
-// about 1 KB each.
+// open. A thread's heads take about 250 bytes a message, a handoff's items
+// about 250 bytes each and their text, so a full cache of long threads
+// and handoffs holds a few tens of megabytes at most.
 const revCacheEntries = 256
 
 // Options tune the connection to PostgreSQL; SQLite ignores them. A zero
