@@ -69,7 +69,7 @@ var (
 	// optionsLead introduces a list of alternatives.
 	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
-	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
+	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
@@ -705,6 +705,7 @@ type rejection struct {
 func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var cands []*candidate
 	var rejections []rejection
+	answered := make([]bool, len(t.msgs)) // assistant messages the user replied to with a choice
 	for i, m := range t.msgs {
 		if m.Role != agent.RoleUser {
 			if len(cands) > 0 {
@@ -721,6 +722,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		reversal := false
 		var against []tokenSet
 		said := "" // the last statement of the message, for "memoize it"
+		before := len(cands)
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
 				if lc := strings.ToLower(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {
@@ -849,6 +851,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			d.Sources = []int{prev, i}
 			cands = append(cands, d)
 		}
+		if general && !plans(props) {
+			cands = append(cands, pendingPlan(t, i, prev, answered)...)
+		}
+		if prev >= 0 && (len(cands) > before || general || anyPick || len(against) > 0) {
+			answered[prev] = true
+		}
 		if userAgreed(t, i, cands) || general || anyPick || replyEchoes(t, i) {
 			if d := confirmation(t, i); d != nil {
 				cands = adoptConfirmation(cands, d, i)
@@ -912,6 +920,42 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if !dup {
 			out = append(out, c.ExtractedDecision)
 			sets = append(sets, set)
+		}
+	}
+	return out
+}
+
+// plans reports whether props hold a plan item or recommendation that
+// says what to do: something a plain "yes" accepts.
+func plans(props []proposal) bool {
+	for k := range props {
+		if !props[k].option && props[k].decision() != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pendingPlan returns, as decisions of user message i, the plan of the
+// assistant message before prev when prev proposed nothing to do and the
+// user never answered that plan: "4 cpus. what about batching?" — an
+// answer about batching — "ok, go" accepts the plan still on the table.
+func pendingPlan(t *transcript, i, prev int, answered []bool) []*candidate {
+	j := previousAssistant(t, prev)
+	if j < 0 || answered[j] {
+		return nil
+	}
+	var out []*candidate
+	for _, p := range t.assistantProposals(j) {
+		if p.option {
+			continue
+		}
+		if text := p.decision(); text != "" {
+			d := &candidate{msg: i, group: -1, subject: p.set}
+			d.Content = text
+			d.Confidence = 0.6
+			d.Sources = []int{j, i}
+			out = append(out, d)
 		}
 	}
 	return out
