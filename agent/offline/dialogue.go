@@ -608,6 +608,30 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 	return best
 }
 
+// pickJoinRE separates the names of options picked together ("client
+// authority + interpolation", "dedup table and the sweeper").
+var pickJoinRE = regexp.MustCompile(`\s+(?:\+|&|and|plus)\s+|,\s+`)
+
+// echoPicks returns the options of props a short clause picks together by
+// naming each ("A + B", "A and B"): each part of the clause echoes a
+// different option. Fewer than two such parts pick nothing here.
+func echoPicks(t *transcript, lc string, props []proposal) []int {
+	if words(lc) > 14 || !pickJoinRE.MatchString(lc) {
+		return nil
+	}
+	var out []int
+	for _, part := range pickJoinRE.Split(lc, -1) {
+		k := echoPick(t, part, props)
+		if k < 0 {
+			return nil // a part that names no option: not a list of picks
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // echoes reports whether set has word w, alike up to hyphens ("subpaths"
 // for "sub-path") or sharing its first five letters ("virtualize" for
 // "virtualization").
@@ -784,7 +808,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					}
 				}
 				if len(labels) == 0 {
-					if k := echoPick(t, lc, props); k >= 0 {
+					if ks := echoPicks(t, lc, props); len(ks) > 1 {
+						for _, k := range ks {
+							picked[k] = max(picked[k], 0.8)
+						}
+						echoed = true
+					} else if k := echoPick(t, lc, props); k >= 0 {
 						picked[k] = max(picked[k], 0.8)
 						echoed = true
 					} else if d := earlierPick(t, i, prev, lc, props); d != nil {

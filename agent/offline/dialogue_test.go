@@ -170,6 +170,29 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"sweeper"}},
 			notWant: [][]string{{"ignoring"}},
 		},
+		{
+			name: "a yes after a reply that proposed nothing accepts the plan still on the table",
+			msgs: []agent.TranscriptMessage{u("The limiter map grows forever."), a(planReply),
+				u("we run 3 pods. what about redis?"), a("Redis would only matter with many more pods."), u("ok, go")},
+			want: [][]string{{"sweeper"}, {"429"}},
+		},
+		{
+			name: "a plan the user already answered is not accepted again",
+			msgs: []agent.TranscriptMessage{u("The limiter map grows forever."), a(planReply),
+				u("no, skip the sweeper"), a("Redis would only matter with many more pods."), u("ok, go")},
+			notWant: [][]string{{"sweeper"}},
+		},
+		{
+			name: "acceptable for now accepts the plan",
+			msgs: []agent.TranscriptMessage{u("The limiter map grows forever."), a(planReply), u("acceptable for now.")},
+			want: [][]string{{"sweeper"}},
+		},
+		{
+			name:    "two options picked together by name",
+			msgs:    []agent.TranscriptMessage{u("Images re-download on scroll."), a(cacheOptions), u("bigger urlcache + own nscache")},
+			want:    [][]string{{"URLCache", "200 MB"}, {"NSCache"}},
+			notWant: [][]string{{"Nuke"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
