@@ -51,7 +51,7 @@ func (p *proposal) decision() string {
 		text = decisionText(p.body)
 	case p.pathy:
 		text = decisionText(p.body)
-	case p.body != "":
+	case p.body != "" && !(p.option && traits(p.body)):
 		text = p.name + ": " + decisionText(p.body)
 	default:
 		text = p.name
@@ -62,6 +62,29 @@ func (p *proposal) decision() string {
 	}
 	p.text = tidy(firstWords(text, 20))
 	return p.text
+}
+
+// traits reports whether what an option's item says about it lists its
+// traits ("free, zero config, no key rotation", "encrypted, incremental")
+// rather than how it works: it opens with two or more short phrases
+// separated by commas and no verb that instructs. Picking such an option
+// decides on its name; its traits are the reasons.
+func traits(body string) bool {
+	lc := strings.ToLower(body)
+	if imperative(lc) {
+		return false
+	}
+	first, _, _ := strings.Cut(lc, ". ")
+	parts := strings.Split(first, ", ")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, part := range parts[:2] {
+		if n := words(part); n == 0 || n > 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // Patterns of the dialogue rules. Each matches lower-cased plain text.

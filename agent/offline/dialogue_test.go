@@ -193,6 +193,14 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"URLCache", "200 MB"}, {"NSCache"}},
 			notWant: [][]string{{"Nuke"}},
 		},
+		{
+			name: "an option described by its traits is decided by its name",
+			msgs: []agent.TranscriptMessage{u("Where should backups go?"),
+				a("Two ways to keep them:\n\n1. **Tape rotation offsite**: cheap, slow restores, manual handling.\n2. **Object storage bucket**: pay per GB, fast restores.\n\nWhich?"),
+				u("1")},
+			want:    [][]string{{"Tape rotation offsite"}},
+			notWant: [][]string{{"slow restores"}, {"Object storage"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
