@@ -201,6 +201,13 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"Tape rotation offsite"}},
 			notWant: [][]string{{"slow restores"}, {"Object storage"}},
 		},
+		{
+			name: "a refusal is not expanded into the sentence it turns down",
+			msgs: []agent.TranscriptMessage{u("Jobs fail at random."),
+				a("Automatic retries keep the dashboard green while nobody looks at the failures."),
+				u("ok no automatic retries")},
+			notWant: [][]string{{"dashboard green"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -440,9 +440,10 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	d.Content = tidy(content)
 	d.Confidence = conf
 	d.Content = tidy(withoutReason(content))
-	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) {
+	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) && !leadingNoRE.MatchString(body) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
-		// assistant's sentence about it says it in full.
+		// assistant's sentence about it says it in full. A refusal ("no
+		// global retries") does not: that sentence is what it turns down.
 		want := newTokenSet(strings.ToLower(content))
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
 			d.Content = expandTerse(content, s.plain, want)
