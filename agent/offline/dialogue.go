@@ -453,6 +453,35 @@ func enoughSaid(content, lc string) bool {
 	return n >= 1 && strongShortRE.MatchString(lc)
 }
 
+// namedChoiceRE is a clause that names what it chooses outright ("let's
+// go with HS256", "DynamoDB it is", "stick with cron").
+var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:ing)? with\b`)
+
+// saysWhat reports whether a decision that only the user's words make
+// says what was decided: three content words or more, an instruction or a
+// refusal ("use server versions", "no global retries"), a choice named
+// outright ("let's go with HS256"), or one of the alternatives assistant
+// message prev offered ("Redis or in-process?" — "in-process is fine").
+// "Days is fine" or "Let's do the queue route" answer the assistant but,
+// standing alone, tell a reader of the handoff neither what nor how.
+func saysWhat(t *transcript, prev int, content, lc string) bool {
+	ws := tokens(strings.ToLower(content))
+	body := strings.TrimSpace(unlead(leadRE, lc))
+	if len(ws) >= 3 || imperative(body) || strings.HasPrefix(body, "no ") || namedChoiceRE.MatchString(lc) {
+		return true
+	}
+	if prev < 0 || len(ws) == 0 {
+		return false
+	}
+	want := newTokenSet(strings.ToLower(content))
+	for _, s := range t.sents[prev] {
+		if strings.Contains(s.lower, " or ") && looseOverlap(want, t.wordsOf(s)) == len(want) {
+			return true
+		}
+	}
+	return false
+}
+
 // namesOffer reports whether a decision in the user's words says enough
 // to stand on its own: two content words or more, or one that assistant
 // message prev put forward ("In-process is fine" after "Redis or
@@ -862,7 +891,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isFact(lc) || factual && answerLeadRE.MatchString(lc) && !explicitChoiceRE.MatchString(lc) {
 					continue // "yes, split deliveries happen" answers how things are
 				}
-				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) {
+				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
 					cands = joinTerse(cands, d)
 				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)

@@ -208,6 +208,18 @@ func TestDialogueRules(t *testing.T) {
 				u("ok no automatic retries")},
 			notWant: [][]string{{"dashboard green"}},
 		},
+		{
+			name: "a word or two of the user's own says too little to stand alone",
+			msgs: []agent.TranscriptMessage{u("Reindex plan?"),
+				a("Reindexing in small batches then takes a few hours instead of minutes — is that OK?"),
+				u("Hours is fine. Let's do the batch route.")},
+			notWant: [][]string{{"Hours"}, {"batch route"}},
+		},
+		{
+			name: "a word or two naming an offered alternative stands",
+			msgs: []agent.TranscriptMessage{u("Cache?"), a("Memcached or Redis?"), u("Redis is fine.")},
+			want: [][]string{{"Redis"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
