@@ -349,6 +349,74 @@ func isFact(lc string) bool {
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
 
+// ordinalRE is a reference to an item by its place in a list: "the
+// second bullet", "the last option", "the first one". Group 2 is set when
+// it names a bullet of a list rather than one of the alternatives.
+var ordinalRE = regexp.MustCompile(`\b(first|second|third|fourth|fifth|last)\s+(?:(bullet|point|item)|option|one|approach|suggestion|idea)s?\b`)
+
+// ordinalPlace is the index in its list of the item an ordinal names; -1
+// is the last.
+var ordinalPlace = map[string]int{"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
+
+// optionFits and bulletFits say, best first, which list an ordinal means:
+// "the second option" one of alternatives, "the second bullet" one of
+// unnumbered plan items; failing those, the first list there is.
+var (
+	optionFits = []func(proposal) bool{
+		func(p proposal) bool { return p.option },
+		func(proposal) bool { return true },
+	}
+	bulletFits = []func(proposal) bool{
+		func(p proposal) bool { return !p.option && p.label == "" },
+		func(p proposal) bool { return p.label == "" },
+		func(proposal) bool { return true },
+	}
+)
+
+// ordinalPicks returns the proposals of props a clause picks by their
+// place ("Option 2, and the second bullet too"): a bullet or point is an
+// item of the first unnumbered list, an option or "one" an item of the
+// first list of alternatives (see optionFits and bulletFits).
+func ordinalPicks(lc string, props []proposal) []int {
+	if len(props) == 0 || !strings.Contains(lc, "first") && !strings.Contains(lc, "second") && !strings.Contains(lc, "third") &&
+		!strings.Contains(lc, "fourth") && !strings.Contains(lc, "fifth") && !strings.Contains(lc, "last") {
+		return nil
+	}
+	var out []int
+	for _, m := range ordinalRE.FindAllStringSubmatch(lc, -1) {
+		fits := optionFits
+		if m[2] != "" {
+			fits = bulletFits
+		}
+		list := -1
+		for _, fit := range fits {
+			for _, p := range props {
+				if p.item >= 0 && fit(p) {
+					list = p.list
+					break
+				}
+			}
+			if list >= 0 {
+				break
+			}
+		}
+		var items []int
+		for k, p := range props {
+			if p.item >= 0 && p.list == list {
+				items = append(items, k)
+			}
+		}
+		n := ordinalPlace[m[1]]
+		if n < 0 {
+			n = len(items) - 1
+		}
+		if n >= 0 && n < len(items) && !slices.Contains(out, items[n]) {
+			out = append(out, items[n])
+		}
+	}
+	return out
+}
+
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
 // A number counts after "option" or "approach", or when the clause is
@@ -850,6 +918,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							break
 						}
 					}
+				}
+				ords := ordinalPicks(lc, props)
+				for _, k := range ords {
+					picked[k] = max(picked[k], 0.85)
+				}
+				if len(ords) > 0 && len(labels) == 0 {
+					continue // "the second one": picked by place, nothing more said
 				}
 				echoed := false
 				if len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {

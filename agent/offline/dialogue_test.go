@@ -220,6 +220,20 @@ func TestDialogueRules(t *testing.T) {
 			msgs: []agent.TranscriptMessage{u("Cache?"), a("Memcached or Redis?"), u("Redis is fine.")},
 			want: [][]string{{"Redis"}},
 		},
+		{
+			name: "an item picked by its place in the list",
+			msgs: []agent.TranscriptMessage{u("Which thumbnails?"),
+				a("Two ways to make thumbnails:\n\n1. **On upload**: resize in the request and store three sizes.\n2. **On demand**: resize on first view and cache the result.\n\nAlso worth doing:\n- Strip EXIF data before storing.\n- Serve thumbnails with a long max-age.\n\nWhich one?"),
+				u("Option 2, and the second bullet too.")},
+			want:    [][]string{{"On demand"}, {"long max-age"}},
+			notWant: [][]string{{"On upload"}, {"EXIF"}},
+		},
+		{
+			name:    "the last one",
+			msgs:    []agent.TranscriptMessage{u("Images re-download on scroll."), a(cacheOptions), u("the last one")},
+			want:    [][]string{{"Own NSCache"}},
+			notWant: [][]string{{"URLCache"}, {"Nuke"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
