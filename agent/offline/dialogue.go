@@ -116,8 +116,9 @@ var (
 	// softLeadRE opens a sentence that proposes without a cue word.
 	softLeadRE = regexp.MustCompile(`^(?:then|so|cleaner|simplest|fix)\b`)
 	// factVerbs make a statement of how things are when they come among
-	// its first words: "X is Y", "the backend has to …".
-	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't`)
+	// its first words: "X is Y", "the backend has to …", "the loader
+	// reads …", "the client needs …".
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick

@@ -234,6 +234,14 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"Own NSCache"}},
 			notWant: [][]string{{"URLCache"}, {"Nuke"}},
 		},
+		{
+			name: "a plan item that says how things work is not accepted as a decision",
+			msgs: []agent.TranscriptMessage{u("Config loading?"),
+				a("Notes:\n- **Loader**: the loader reads settings from the home directory first.\n- **Override**: add a --settings flag that replaces the home directory file.\n\nThen the installer needs to know where the home directory is."),
+				u("sounds good")},
+			want:    [][]string{{"--settings flag"}},
+			notWant: [][]string{{"reads settings"}, {"installer needs"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
