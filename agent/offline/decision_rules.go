@@ -286,6 +286,9 @@ func labelLead(s string) string {
 	return ""
 }
 
+// modalVerbs make the words before a colon a clause rather than a label.
+var modalVerbs = wordSet(`should must will would can could may might shall`)
+
 // isLabel reports whether the text before a colon reads as a short label
 // ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
 // the start of an instruction ("Use table-layout").
@@ -298,6 +301,10 @@ func isLabel(s string) bool {
 		return false
 	}
 	for w := range strings.FieldsSeq(s) {
+		// "Enemies should stay on the host: …": a clause, not a name.
+		if modalVerbs[strings.ToLower(w)] {
+			return false
+		}
 		if strings.IndexFunc(w[1:], unicode.IsUpper) >= 0 && strings.IndexFunc(w[1:], unicode.IsLower) >= 0 {
 			return false
 		}

@@ -171,7 +171,7 @@ func parseProposals(t *transcript, j int) []proposal {
 			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
 			}
 			continue
@@ -213,6 +213,21 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// shouldDo reports whether lower-cased text recommends an action with
+// "should" and a verb that instructs ("feature access should switch on
+// the webhook", "enemies should stay on the host"); "should land around
+// 5 ms" or "should be rare" expect, they do not recommend.
+func shouldDo(lc string) bool {
+	k := strings.Index(lc, "should ")
+	if k < 0 || k > 0 && isREWordByte(lc[k-1]) {
+		return false
+	}
+	rest := lc[k+len("should "):]
+	rest = strings.TrimPrefix(rest, "also ")
+	rest = strings.TrimPrefix(rest, "still ")
+	return imperative(rest)
 }
 
 // proposesInProse reports whether a prose sentence of the assistant says

@@ -242,6 +242,21 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"--settings flag"}},
 			notWant: [][]string{{"reads settings"}, {"installer needs"}},
 		},
+		{
+			name: "should with a verb that instructs recommends; should with one that expects does not",
+			msgs: []agent.TranscriptMessage{u("Thumbnails are slow."),
+				a("Cold requests should land around 80 ms. Thumbnails should use the CDN cache rather than the origin."),
+				u("yes, do that")},
+			want:    [][]string{{"should use the CDN cache"}},
+			notWant: [][]string{{"80 ms"}},
+		},
+		{
+			name: "words with a modal before a colon are a clause, not a label",
+			msgs: []agent.TranscriptMessage{u("Where do jobs live?"),
+				a("Workers should stay stateless: the queue holds every job and its retries."),
+				u("yes exactly")},
+			want: [][]string{{"Workers should stay stateless"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
