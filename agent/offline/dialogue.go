@@ -330,7 +330,21 @@ func actionable(text string) bool {
 	if imperative(lc) {
 		return true
 	}
-	return !isStatement(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+	return !isStatement(lc) && !predicts(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+}
+
+// predictRE finds "will" or "would" among the first words of a statement,
+// after a subject other than "we", "I" or "you".
+var predictRE = regexp.MustCompile(`^(?:[^\s,;:]+\s+){1,8}?(?:will|would|won't|wouldn't)\b`)
+
+// predicts reports whether lower-cased text says what will happen rather
+// than what to do ("integration tests that read the real config will pick
+// up …"). What we, I or you will do is a commitment, not a prediction.
+func predicts(lc string) bool {
+	if hasWordPrefix(lc, "we", "i", "you") {
+		return false
+	}
+	return predictRE.MatchString(lc)
 }
 
 // isStatement reports whether lower-cased text states how things are

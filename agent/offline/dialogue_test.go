@@ -257,6 +257,14 @@ func TestDialogueRules(t *testing.T) {
 				u("yes exactly")},
 			want: [][]string{{"Workers should stay stateless"}},
 		},
+		{
+			name: "a plan item that predicts what will happen is not accepted as a decision",
+			msgs: []agent.TranscriptMessage{u("Import plan?"),
+				a("A few things:\n- **Reports**: the nightly report job will pick up the imported rows and list them twice.\n- **Dedup**: add a unique key on the import batch id."),
+				u("agreed")},
+			want:    [][]string{{"unique key"}},
+			notWant: [][]string{{"list them twice"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
