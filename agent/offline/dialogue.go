@@ -555,6 +555,10 @@ func enoughSaid(content, lc string) bool {
 // go with HS256", "DynamoDB it is", "stick with cron").
 var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:ing)? with\b`)
 
+// verdictEndRE ends a clause that passes a verdict on its subject ("cost
+// is fine", "the delay is acceptable").
+var verdictEndRE = regexp.MustCompile(`\b(?:is|are) (?:fine|ok|okay|good|acceptable|enough)$`)
+
 // saysWhat reports whether a decision that only the user's words make
 // says what was decided: three content words or more, an instruction or a
 // refusal ("use server versions", "no global retries"), a choice named
@@ -563,6 +567,13 @@ var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:
 // "Days is fine" or "Let's do the queue route" answer the assistant but,
 // standing alone, tell a reader of the handoff neither what nor how.
 func saysWhat(t *transcript, prev int, content, lc string) bool {
+	// "RAM is fine, we have 3 pods": the verdict is about one word; what
+	// follows the comma is the reason, not what was decided (unless it
+	// says what to do: "HMAC is fine, do that instead").
+	if head, rest, ok := strings.Cut(content, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) &&
+		!imperative(strings.ToLower(rest)) && !acceptCuesAny.match(strings.ToLower(rest)) {
+		content = head
+	}
 	ws := tokens(strings.ToLower(content))
 	body := strings.TrimSpace(unlead(leadRE, lc))
 	if len(ws) >= 3 || imperative(body) || strings.HasPrefix(body, "no ") || namedChoiceRE.MatchString(lc) {

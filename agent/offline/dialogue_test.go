@@ -265,6 +265,11 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"unique key"}},
 			notWant: [][]string{{"list them twice"}},
 		},
+		{
+			name:    "a verdict on one word followed by its reason says too little",
+			msgs:    []agent.TranscriptMessage{u("Index size?"), a("The extra index adds about 2 GB of disk per node."), u("Disk is fine, the nodes have plenty spare.")},
+			notWant: [][]string{{"Disk is fine"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
