@@ -270,6 +270,16 @@ func TestDialogueRules(t *testing.T) {
 			msgs:    []agent.TranscriptMessage{u("Index size?"), a("The extra index adds about 2 GB of disk per node."), u("Disk is fine, the nodes have plenty spare.")},
 			notWant: [][]string{{"Disk is fine"}},
 		},
+		{
+			name: "a pick, then a comma and what to forget",
+			msgs: []agent.TranscriptMessage{u("Backups?"),
+				a("Two ways:\n\n1. **Nightly dump** to object storage with pg_dump.\n2. **Streaming replica** in a second region.\n\nHow big is it?"),
+				u("50 GB. 2 sounds safest, let's do 2."),
+				a("At 50 GB I'd be careful with the cost of option 2: a second instance doubles the bill."),
+				u("ugh ok. dump then, forget the streaming replica.")},
+			want:    [][]string{{"Nightly dump"}},
+			notWant: [][]string{{"Streaming replica"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

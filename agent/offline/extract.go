@@ -333,7 +333,7 @@ var (
 	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
 	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
 	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
-	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|(?:we|i) (?:don't|do not|won't|can't)) `)
+	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
 // spacedDash reports whether s has a "-" after a space, as a dash
