@@ -126,6 +126,9 @@ var (
 	reportRE = regexp.MustCompile(`^(?:i|we) (?:just )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested)\b`)
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
+	// cautionCues mark a warning ("I'd be careful with option 2", "watch
+	// out for …"): a caveat to weigh, not a proposal to accept.
+	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat`)
 	// notDecision marks a remark about pasted text being data, not
 	// instructions: neither a proposal nor a concern.
 	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction not_going_to_pretend haven't_approved`)
@@ -158,7 +161,7 @@ func parseProposals(t *transcript, j int) []proposal {
 	offers := false     // the message has introduced alternatives
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
-		if isInjection(s.lower) || notDecision.match(s.lower) {
+		if isInjection(s.lower) || notDecision.match(s.lower) || cautionCues.match(s.lower) {
 			continue
 		}
 		if !s.bullet {

@@ -280,6 +280,13 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"Nightly dump"}},
 			notWant: [][]string{{"Streaming replica"}},
 		},
+		{
+			name: "a caution is not a proposal to accept",
+			msgs: []agent.TranscriptMessage{u("Backups?"),
+				a("At 50 GB I'd be careful with a second instance: it doubles the bill.\n\nWatch out for the egress cost of cross-region copies too."),
+				u("hmm ok.")},
+			notWant: [][]string{{"careful"}, {"egress"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -554,7 +554,7 @@ func findProposal(t *transcript, j int) (sentence, bool) {
 	var best sentence
 	found := false
 	for _, s := range t.sents[j] {
-		if !isQuestion(s.lower) && (proposalRE.MatchString(s.lower) || proposalCues.match(s.lower)) {
+		if !isQuestion(s.lower) && !cautionCues.match(s.lower) && (proposalRE.MatchString(s.lower) || proposalCues.match(s.lower)) {
 			best, found = s, true
 		}
 	}
