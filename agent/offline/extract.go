@@ -262,6 +262,9 @@ var trailEnds = []string{"yes", "is", "fine", "then", "please", "agreed", "good"
 // words: unanchored at the start, it is slow to fail.
 func untrail(s string) string {
 	end := strings.TrimRight(s, ".!")
+	if strings.HasSuffix(end, " as it is") {
+		return s // "leave events.py as it is": unchanged, not "X it is"
+	}
 	for _, w := range trailEnds {
 		if strings.HasSuffix(end, w) {
 			return trailRE.ReplaceAllString(s, "")

@@ -64,6 +64,11 @@ func TestAssistantDecisionRules(t *testing.T) {
 			notWant: [][]string{{"bounds the map"}, {"i'd"}},
 		},
 		{
+			name: "as it is keeps its words",
+			msgs: []agent.TranscriptMessage{u("Parser?"), a("The parser could be rewritten."), u("Leave the parser module as it is.")},
+			want: [][]string{{"as it is"}},
+		},
+		{
 			name: "a reported question takes nothing back",
 			msgs: []agent.TranscriptMessage{u("Signing?"), a("HS256 or RS256?"), u("Let's go with HS256."), a("OK."), u("Next: logging."),
 				a("Structured JSON logs."), u("Fine."), a("Done."), u("The mobile lead asked whether we should switch to RS256 instead of HS256.")},
