@@ -560,7 +560,7 @@ var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:
 
 // verdictEndRE ends a clause that passes a verdict on its subject ("cost
 // is fine", "the delay is acceptable").
-var verdictEndRE = regexp.MustCompile(`\b(?:is|are) (?:fine|ok|okay|good|acceptable|enough)$`)
+var verdictEndRE = regexp.MustCompile(`\b(?:is|are) (?:fine|ok|okay|good|acceptable|enough|right)$`)
 
 // saysWhat reports whether a decision that only the user's words make
 // says what was decided: three content words or more, an instruction or a

@@ -64,6 +64,11 @@ func TestAssistantDecisionRules(t *testing.T) {
 			notWant: [][]string{{"bounds the map"}, {"i'd"}},
 		},
 		{
+			name: "a terse answer judged right takes the assistant's sentence",
+			msgs: []agent.TranscriptMessage{u("Form errors?"), a("Validation messages appear after blur, not on every keystroke."), u("messages after blur is right.")},
+			want: [][]string{{"appear after blur, not on every keystroke"}},
+		},
+		{
 			name: "as it is keeps its words",
 			msgs: []agent.TranscriptMessage{u("Parser?"), a("The parser could be rewritten."), u("Leave the parser module as it is.")},
 			want: [][]string{{"as it is"}},
