@@ -171,7 +171,16 @@ func parseProposals(t *transcript, j int) []proposal {
 			}
 			optionList = false
 			offers = offers || optionsLead.match(lead)
-			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
+			if isQuestion(s.lower) || s.heading {
+				continue
+			}
+			if rest := soInstruction(s.plain); rest != "" {
+				// "…, so keep the expression in one function": what the
+				// reasons before it lead to.
+				out = append(out, proposal{msg: j, item: -1, body: rest, set: newTokenSet(strings.ToLower(rest))})
+				continue
+			}
+			if hedgeRE.MatchString(s.lower) {
 				continue
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
@@ -216,6 +225,21 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// soInstruction returns the instruction a sentence arrives at after ", so"
+// ("If you later allow several orgs, every policy changes, so keep the
+// expression in one function"), or "" when it has none.
+func soInstruction(s string) string {
+	k := strings.Index(s, ", so ")
+	if k < 0 {
+		return ""
+	}
+	rest := s[k+len(", so "):]
+	if !imperative(strings.ToLower(rest)) {
+		return ""
+	}
+	return rest
 }
 
 // shouldDo reports whether lower-cased text recommends an action with

@@ -287,6 +287,14 @@ func TestDialogueRules(t *testing.T) {
 				u("hmm ok.")},
 			notWant: [][]string{{"careful"}, {"egress"}},
 		},
+		{
+			name: "the instruction after a comma and so is a proposal, even after an if",
+			msgs: []agent.TranscriptMessage{u("Counters?"),
+				a("If traffic grows past one node, the in-memory counts stop being shared, so put the counters in Redis from the start."),
+				u("yes, go")},
+			want:    [][]string{{"Put the counters in Redis"}},
+			notWant: [][]string{{"traffic grows"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
