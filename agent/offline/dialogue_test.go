@@ -313,6 +313,18 @@ func TestDialogueRules(t *testing.T) {
 	}
 }
 
+// TestTerseAcceptance checks that the many ways of saying yes to a plan
+// accept it.
+func TestTerseAcceptance(t *testing.T) {
+	for _, answer := range []string{"sgtm", "alright", "alright, proceed", "all of them", "yes to both",
+		"that plan works", "plan looks good", "looks good to me", "agreed on all points"} {
+		x := extractT(t, u("The limiter map grows forever."), a(planReply), u(answer))
+		if !hasDecision(x, "sweeper") || !hasDecision(x, "429") {
+			t.Errorf("%q accepts nothing of the plan; got:%s", answer, decisionList(x))
+		}
+	}
+}
+
 func TestDialogueConfidence(t *testing.T) {
 	byNumber := extractT(t, u("Images re-download on scroll."), a(cacheOptions), u("2"))
 	byYes := extractT(t, u("The limiter map grows forever."), a(planReply), u("fine"))
