@@ -433,45 +433,89 @@ var (
 // ordinalPicks returns the proposals of props a clause picks by their
 // place ("Option 2, and the second bullet too"): a bullet or point is an
 // item of the first unnumbered list, an option or "one" an item of the
-// first list of alternatives (see optionFits and bulletFits).
+// first list of alternatives (see optionFits and bulletFits). A clause of
+// nothing but places ("go with the second", "first and last", "the first
+// two") picks alternatives.
 func ordinalPicks(lc string, props []proposal) []int {
 	if len(props) == 0 || !strings.Contains(lc, "first") && !strings.Contains(lc, "second") && !strings.Contains(lc, "third") &&
 		!strings.Contains(lc, "fourth") && !strings.Contains(lc, "fifth") && !strings.Contains(lc, "last") {
 		return nil
 	}
 	var out []int
-	for _, m := range ordinalRE.FindAllStringSubmatch(lc, -1) {
-		fits := optionFits
-		if m[2] != "" {
-			fits = bulletFits
-		}
-		list := -1
-		for _, fit := range fits {
-			for _, p := range props {
-				if p.item >= 0 && fit(p) {
-					list = p.list
-					break
-				}
-			}
-			if list >= 0 {
-				break
-			}
-		}
-		var items []int
-		for k, p := range props {
-			if p.item >= 0 && p.list == list {
-				items = append(items, k)
-			}
-		}
-		n := ordinalPlace[m[1]]
+	add := func(items []int, n int) {
 		if n < 0 {
-			n = len(items) - 1
+			n += len(items)
 		}
 		if n >= 0 && n < len(items) && !slices.Contains(out, items[n]) {
 			out = append(out, items[n])
 		}
 	}
+	for _, m := range ordinalRE.FindAllStringSubmatch(lc, -1) {
+		fits := optionFits
+		if m[2] != "" {
+			fits = bulletFits
+		}
+		add(listItems(props, fits), ordinalPlace[m[1]])
+	}
+	if len(out) > 0 {
+		return out
+	}
+	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '.' || r == '!' })
+	for _, w := range ws {
+		if _, ok := ordinalPlace[w]; !ok && !placeFill[w] && !pickFill[w] {
+			return nil // more than places: "first, add the index"
+		}
+	}
+	items := listItems(props, optionFits)
+	for k, w := range ws {
+		place, ok := ordinalPlace[w]
+		if !ok {
+			continue
+		}
+		count := 1
+		if k+1 < len(ws) {
+			count = max(1, placeCount[ws[k+1]])
+		}
+		for c := range count {
+			if place < 0 {
+				add(items, place-c) // "the last two"
+			} else {
+				add(items, place+c) // "the first two"
+			}
+		}
+	}
 	return out
+}
+
+// placeFill are the words a clause that picks by place may have besides
+// the places; placeCount the counts after "first" or "last".
+var (
+	placeFill  = wordSet(`one ones two three`)
+	placeCount = map[string]int{"two": 2, "three": 3}
+)
+
+// listItems returns the items of the list of props that fits names, best
+// first (see optionFits).
+func listItems(props []proposal, fits []func(proposal) bool) []int {
+	list := -1
+	for _, fit := range fits {
+		for _, p := range props {
+			if p.item >= 0 && fit(p) {
+				list = p.list
+				break
+			}
+		}
+		if list >= 0 {
+			break
+		}
+	}
+	var items []int
+	for k, p := range props {
+		if p.item >= 0 && p.list == list {
+			items = append(items, k)
+		}
+	}
+	return items
 }
 
 // optionPicks returns the labels a clause picks by number or letter
@@ -753,7 +797,7 @@ func isQuantity(after string) bool {
 }
 
 // pickFill are the words that may follow an option's number.
-var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both`)
+var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the`)
 
 // echoPick returns the option of props whose name a short clause repeats
 // ("nuke", "dedup table then"), or -1.

@@ -325,6 +325,34 @@ func TestTerseAcceptance(t *testing.T) {
 	}
 }
 
+// TestPicksByPlace checks the picks of options by their place or number
+// in a terse answer.
+func TestPicksByPlace(t *testing.T) {
+	tests := []struct {
+		answer  string
+		want    []string
+		notWant []string
+	}{
+		{"go with the second", []string{"Nuke"}, []string{"URLCache", "NSCache"}},
+		{"the first two", []string{"URLCache", "Nuke"}, []string{"NSCache"}},
+		{"first and last", []string{"URLCache", "NSCache"}, []string{"Nuke"}},
+		{"I'll take 2", []string{"Nuke"}, []string{"URLCache", "NSCache"}},
+	}
+	for _, tt := range tests {
+		x := extractT(t, u("Images re-download on scroll."), a(cacheOptions), u(tt.answer))
+		for _, w := range tt.want {
+			if !hasDecision(x, w) {
+				t.Errorf("%q: no decision with %q; got:%s", tt.answer, w, decisionList(x))
+			}
+		}
+		for _, w := range tt.notWant {
+			if hasDecision(x, w) {
+				t.Errorf("%q: decision with %q; got:%s", tt.answer, w, decisionList(x))
+			}
+		}
+	}
+}
+
 func TestDialogueConfidence(t *testing.T) {
 	byNumber := extractT(t, u("Images re-download on scroll."), a(cacheOptions), u("2"))
 	byYes := extractT(t, u("The limiter map grows forever."), a(planReply), u("fine"))
