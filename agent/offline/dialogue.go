@@ -406,6 +406,31 @@ func isFact(lc string) bool {
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
 
+// deferRE is a clause that leaves the choice to the assistant's
+// recommendation ("go with your recommendation", "do what you suggested",
+// "your call").
+var deferRE = regexp.MustCompile(`\byour (?:recommendation|suggestion|call|pick|choice|proposal)\b|\bwhat you (?:suggested|recommended|proposed|said)\b|\bas you (?:suggested|recommended|proposed|said)\b|\bwhatever you think\b|\bup to you\b|\byou decide\b`)
+
+// recommended returns the proposals of props the assistant recommended in
+// prose: for each recommendation, the option it names if it names one
+// ("I'd go with the TTL sweep"), else the recommendation itself.
+func recommended(t *transcript, props []proposal) []int {
+	var out []int
+	for k, p := range props {
+		if p.item >= 0 || p.option {
+			continue
+		}
+		pick := k
+		if o := echoPick(t, strings.ToLower(p.body), props); o >= 0 {
+			pick = o
+		}
+		if !slices.Contains(out, pick) {
+			out = append(out, pick)
+		}
+	}
+	return out
+}
+
 // ordinalRE is a reference to an item by its place in a list: "the
 // second bullet", "the last option", "the first one". Group 2 is set when
 // it names a bullet of a list rather than one of the alternatives.
@@ -1029,6 +1054,16 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							picked[k] = 0.9
 							break
 						}
+					}
+				}
+				if len(labels) == 0 && deferRE.MatchString(lc) {
+					// "go with your recommendation": what the assistant
+					// recommended, the option it names if it names one.
+					if ks := recommended(t, props); len(ks) > 0 {
+						for _, k := range ks {
+							picked[k] = max(picked[k], 0.75)
+						}
+						continue
 					}
 				}
 				ords := ordinalPicks(lc, props)

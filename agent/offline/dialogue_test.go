@@ -295,6 +295,19 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"Put the counters in Redis"}},
 			notWant: [][]string{{"traffic grows"}},
 		},
+		{
+			name: "leaving the choice to the assistant takes the option it recommended",
+			msgs: []agent.TranscriptMessage{u("Images re-download on scroll."),
+				a(strings.Replace(cacheOptions, "Which one?", "I'd go with Nuke, since it also downsamples.", 1)),
+				u("go with your recommendation")},
+			want:    [][]string{{"Nuke", "disk cache"}},
+			notWant: [][]string{{"URLCache"}, {"NSCache"}},
+		},
+		{
+			name: "leaving the choice to the assistant takes its recommendation",
+			msgs: []agent.TranscriptMessage{u("Counters?"), a("I'd keep the counters in Redis with a one-day expiry."), u("your call")},
+			want: [][]string{{"counters in Redis"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
