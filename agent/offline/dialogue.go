@@ -118,7 +118,7 @@ var (
 	// factVerbs make a statement of how things are when they come among
 	// its first words: "X is Y", "the backend has to …", "the loader
 	// reads …", "the client needs …".
-	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives`)
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
@@ -128,7 +128,7 @@ var (
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// cautionCues mark a warning ("I'd be careful with option 2", "watch
 	// out for …"): a caveat to weigh, not a proposal to accept.
-	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat`)
+	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat keep_in_mind bear_in_mind`)
 	// notDecision marks a remark about pasted text being data, not
 	// instructions: neither a proposal nor a concern.
 	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction not_going_to_pretend haven't_approved`)

@@ -237,10 +237,10 @@ func TestDialogueRules(t *testing.T) {
 		{
 			name: "a plan item that says how things work is not accepted as a decision",
 			msgs: []agent.TranscriptMessage{u("Config loading?"),
-				a("Notes:\n- **Loader**: the loader reads settings from the home directory first.\n- **Override**: add a --settings flag that replaces the home directory file.\n\nThen the installer needs to know where the home directory is."),
+				a("Notes:\n- **Loader**: the loader reads settings from the home directory first.\n- **Override**: add a --settings flag that replaces the home directory file.\n- The defaults live in config/defaults.toml.\n\nThen the installer needs to know where the home directory is."),
 				u("sounds good")},
 			want:    [][]string{{"--settings flag"}},
-			notWant: [][]string{{"reads settings"}, {"installer needs"}},
+			notWant: [][]string{{"reads settings"}, {"installer needs"}, {"defaults live"}},
 		},
 		{
 			name: "should with a verb that instructs recommends; should with one that expects does not",
@@ -286,6 +286,12 @@ func TestDialogueRules(t *testing.T) {
 				a("At 50 GB I'd be careful with a second instance: it doubles the bill.\n\nWatch out for the egress cost of cross-region copies too."),
 				u("hmm ok.")},
 			notWant: [][]string{{"careful"}, {"egress"}},
+		},
+		{
+			name:    "a reminder to keep in mind is not a proposal to accept",
+			msgs:    []agent.TranscriptMessage{u("Backups?"), a("Add a nightly dump to object storage.\n\nKeep in mind the restore takes an hour."), u("ship it")},
+			want:    [][]string{{"nightly dump"}},
+			notWant: [][]string{{"restore takes"}},
 		},
 		{
 			name: "the instruction after a comma and so is a proposal, even after an if",
