@@ -421,7 +421,7 @@ func recommended(t *transcript, props []proposal) []int {
 			continue
 		}
 		pick := k
-		if o := echoPick(t, strings.ToLower(p.body), props); o >= 0 {
+		if o := namedOption(t, props, k); o >= 0 {
 			pick = o
 		}
 		if !slices.Contains(out, pick) {
@@ -429,6 +429,36 @@ func recommended(t *transcript, props []proposal) []int {
 		}
 	}
 	return out
+}
+
+// optionNumberRE finds an option named by its number or letter in the
+// assistant's own words ("I'd go with option 2", "go with 2", "pick (b)").
+var optionNumberRE = regexp.MustCompile(`\b(?:option|approach|choice|number)\s*#?(\d|[a-h])\b|\b(?:go with|pick|take|recommend)\s+\(?(\d|[a-h])\)?(?:\W|$)`)
+
+// advisesAgainstRE finds advice against what a sentence names.
+var advisesAgainstRE = regexp.MustCompile(`\b(?:avoid|wouldn't|would not|against|rather than|instead of)\b`)
+
+// namedOption returns the option of props that prose proposal k names, by
+// number ("I'd go with option 2"), by place ("I recommend the second one")
+// or by name ("My pick: Nuke"); -1 when it names none.
+func namedOption(t *transcript, props []proposal, k int) int {
+	lc := strings.ToLower(props[k].body)
+	if advisesAgainstRE.MatchString(lc) || isRejection(strings.ToLower(statement(props[k].body))) {
+		return -1 // "I'd avoid the LRU cap": named, but not recommended
+	}
+	if m := optionNumberRE.FindStringSubmatch(lc); m != nil {
+		for o, p := range props {
+			if p.option && p.label != "" && p.label == m[1]+m[2] {
+				return o
+			}
+		}
+	}
+	for _, o := range ordinalPicks(lc, props) {
+		if props[o].option {
+			return o
+		}
+	}
+	return echoPick(t, lc, props)
 }
 
 // ordinalRE is a reference to an item by its place in a list: "the
@@ -1126,6 +1156,19 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		for _, p := range picked {
 			anyPick = anyPick || p > 0
 		}
+		// "yes" to a reply that offers options and recommends one of them
+		// ("I'd go with 2") takes that option, in its own words.
+		named := make([]bool, len(props))
+		if general && !anyPick {
+			for k, p := range props {
+				if p.item < 0 && !p.option {
+					if o := namedOption(t, props, k); o >= 0 {
+						picked[o] = max(picked[o], 0.75)
+						named[k], anyPick = true, true
+					}
+				}
+			}
+		}
 		for k, p := range props {
 			conf := picked[k]
 			switch {
@@ -1135,7 +1178,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			case conf == 0 && p.option && anyPick && props[pickedList(props, picked)].msg == p.msg:
 				rejections = append(rejections, rejection{msg: i, set: p.set})
 				continue
-			case conf == 0 && general && !p.option:
+			case conf == 0 && general && !p.option && !named[k]:
 				conf = 0.7
 			}
 			if conf == 0 {

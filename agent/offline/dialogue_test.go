@@ -314,6 +314,21 @@ func TestDialogueRules(t *testing.T) {
 			msgs: []agent.TranscriptMessage{u("Counters?"), a("I'd keep the counters in Redis with a one-day expiry."), u("your call")},
 			want: [][]string{{"counters in Redis"}},
 		},
+		{
+			name: "a yes to a reply that recommends one of its options takes that option",
+			msgs: []agent.TranscriptMessage{u("Images re-download on scroll."),
+				a(strings.Replace(cacheOptions, "Which one?", "I recommend the second one.", 1)),
+				u("ship it")},
+			want:    [][]string{{"Nuke", "disk cache"}},
+			notWant: [][]string{{"recommend the second"}, {"URLCache"}, {"NSCache"}},
+		},
+		{
+			name: "an option advised against is not taken by a yes",
+			msgs: []agent.TranscriptMessage{u("Images re-download on scroll."),
+				a(strings.Replace(cacheOptions, "Which one?", "I'd avoid the bigger URLCache: it evicts too early.", 1)),
+				u("yes")},
+			notWant: [][]string{{"raise the shared URL cache"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
