@@ -851,7 +851,8 @@ func isQuantity(after string) bool {
 	return !pickFill[w]
 }
 
-// pickFill are the words that may follow an option's number.
+// pickFill are the words that may stand around an option's number
+// ("2 and 3 too", "I'll take 2").
 var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the`)
 
 // echoPick returns the option of props whose name a short clause repeats
