@@ -69,6 +69,12 @@ func TestAssistantDecisionRules(t *testing.T) {
 			want: [][]string{{"appear after blur, not on every keystroke"}},
 		},
 		{
+			name:    "good point acknowledges; it decides nothing",
+			msgs:    []agent.TranscriptMessage{u("Pricing is slow."), a("Add an in-memory cache with a 5 minute TTL. Does that work?"), u("good point about memory. fair point, let's add a metrics endpoint too.")},
+			want:    [][]string{{"metrics endpoint"}},
+			notWant: [][]string{{"Point about"}, {"Point,"}},
+		},
+		{
 			name: "as it is keeps its words",
 			msgs: []agent.TranscriptMessage{u("Parser?"), a("The parser could be rewritten."), u("Leave the parser module as it is.")},
 			want: [][]string{{"as it is"}},
