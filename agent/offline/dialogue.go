@@ -101,7 +101,7 @@ var (
 	yesCues = cues(`yes yep yeah ok okay fine good great sure agreed perfect`)
 	// strongShortRE lets a decision of one or two words stand: "let's go
 	// with HS256", "in-process is fine", "Nuke it is".
-	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
+	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will|we should) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
 	// factQuestionRE opens a question about how things are ("How big is
 	// it?", "Does every event carry an ID?"), not about what to do.
 	factQuestionRE = regexp.MustCompile(`^(?:is|are|was|were|does|do|did|can|could|has|have|how (?:many|much|big|often|long|is|are|do|does)|where|who|when|what(?:'s| is| are)|which (?:version|mcu|database|db))\b`)
@@ -678,8 +678,9 @@ func enoughSaid(content, lc string) bool {
 }
 
 // namedChoiceRE is a clause that names what it chooses outright ("let's
-// go with HS256", "DynamoDB it is", "stick with cron").
-var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:ing)? with\b`)
+// go with HS256", "DynamoDB it is", "stick with cron", "we should use
+// Redis").
+var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:ing)? with\b|\b(?:let'?s|we'll|we will|we should) (?:just )?(?:use|pick|keep)\b`)
 
 // verdictEndRE ends a clause that passes a verdict on its subject ("cost
 // is fine", "the delay is acceptable").

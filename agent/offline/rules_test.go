@@ -75,6 +75,11 @@ func TestAssistantDecisionRules(t *testing.T) {
 			notWant: [][]string{{"Point about"}, {"Point,"}},
 		},
 		{
+			name: "we should, after I think, decides",
+			msgs: []agent.TranscriptMessage{u("Pricing is slow."), a("Add an in-memory cache with a 5 minute TTL. Does that work?"), u("I think we should use Redis for the counters.")},
+			want: [][]string{{"Redis for the counters"}},
+		},
+		{
 			name: "as it is keeps its words",
 			msgs: []agent.TranscriptMessage{u("Parser?"), a("The parser could be rewritten."), u("Leave the parser module as it is.")},
 			want: [][]string{{"as it is"}},
