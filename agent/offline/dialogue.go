@@ -408,7 +408,8 @@ func isFact(lc string) bool {
 
 // deferRE is a clause that leaves the choice to the assistant's
 // recommendation ("go with your recommendation", "do what you suggested",
-// "your call").
+// "your call"). Every way it matches has "you" in it, which callers check
+// first: the pattern is slow to fail.
 var deferRE = regexp.MustCompile(`\byour (?:recommendation|suggestion|call|pick|choice|proposal)\b|\bwhat you (?:suggested|recommended|proposed|said)\b|\bas you (?:suggested|recommended|proposed|said)\b|\bwhatever you think\b|\bup to you\b|\byou decide\b`)
 
 // recommended returns the proposals of props the assistant recommended in
@@ -442,6 +443,9 @@ var advisesAgainstRE = regexp.MustCompile(`\b(?:avoid|wouldn't|would not|against
 // number ("I'd go with option 2"), by place ("I recommend the second one")
 // or by name ("My pick: Nuke"); -1 when it names none.
 func namedOption(t *transcript, props []proposal, k int) int {
+	if !slices.ContainsFunc(props, func(p proposal) bool { return p.option }) {
+		return -1
+	}
 	lc := strings.ToLower(props[k].body)
 	if advisesAgainstRE.MatchString(lc) || isRejection(strings.ToLower(statement(props[k].body))) {
 		return -1 // "I'd avoid the LRU cap": named, but not recommended
@@ -905,7 +909,7 @@ var pickJoinRE = regexp.MustCompile(`\s+(?:\+|&|and|plus)\s+|,\s+`)
 // naming each ("A + B", "A and B"): each part of the clause echoes a
 // different option. Fewer than two such parts pick nothing here.
 func echoPicks(t *transcript, lc string, props []proposal) []int {
-	if words(lc) > 14 || !pickJoinRE.MatchString(lc) {
+	if words(lc) > 14 || !strings.ContainsAny(lc, "+&,") && !strings.Contains(lc, " and ") && !strings.Contains(lc, " plus ") {
 		return nil
 	}
 	var out []int
@@ -1088,7 +1092,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						}
 					}
 				}
-				if len(labels) == 0 && deferRE.MatchString(lc) {
+				if len(labels) == 0 && strings.Contains(lc, "you") && deferRE.MatchString(lc) {
 					// "go with your recommendation": what the assistant
 					// recommended, the option it names if it names one.
 					if ks := recommended(t, props); len(ks) > 0 {
