@@ -332,7 +332,17 @@ func itemTitle(raw, plain string) (string, string) {
 // decisionText turns a sentence into what it proposes: no acknowledgement,
 // "I'd", label or parenthetical, cut to its main clause.
 func decisionText(s string) string {
-	return mainStatement(statement(s))
+	return mainStatement(withoutAlternative(statement(s)))
+}
+
+// withoutAlternative cuts a proposal before the alternative it trails
+// ("count on the loaded records, or a counter cache"): what is accepted is
+// the first, when it says something on its own.
+func withoutAlternative(s string) string {
+	if k := strings.Index(s, ", or "); k > 0 && len(tokens(strings.ToLower(s[:k]))) >= 3 {
+		return s[:k]
+	}
+	return s
 }
 
 // mainStatement cuts what statement returned to its main clause when it is

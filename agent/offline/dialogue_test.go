@@ -329,6 +329,12 @@ func TestDialogueRules(t *testing.T) {
 				u("yes")},
 			notWant: [][]string{{"raise the shared URL cache"}},
 		},
+		{
+			name:    "a proposal is cut before the alternative or consequence it trails",
+			msgs:    []agent.TranscriptMessage{u("Backups?"), a("Plan:\n- Dump the database nightly to object storage, or stream WAL to a replica later.\n\nOK?"), u("yes")},
+			want:    [][]string{{"Dump the database nightly to object storage"}},
+			notWant: [][]string{{"stream WAL"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
