@@ -33,8 +33,11 @@ type proposal struct {
 	// name and body are the item's name ("Dedup table") and what it says
 	// about it; a prose recommendation has only a body.
 	name, body string
-	text       string // the proposal as a decision, once made; "" if it is none
-	made       bool
+	// topic is the label the item's list sits under ("routing strategy"),
+	// lower-cased; "" when none.
+	topic string
+	text  string // the proposal as a decision, once made; "" if it is none
+	made  bool
 }
 
 // decision returns the proposal said as a decision, or "" when what it
@@ -53,6 +56,10 @@ func (p *proposal) decision() string {
 		text = decisionText(p.body)
 	case p.body != "" && !(p.option && traits(p.body)):
 		text = p.name + ": " + decisionText(p.body)
+	case p.body != "" && p.topic != "" && len(tokens(strings.ToLower(p.name))) == 1:
+		// "Routing strategy: Sub-path": a one-word pick says what it
+		// decides with the question its list answers.
+		text = p.topic + ": " + p.name
 	default:
 		text = p.name
 	}
@@ -208,7 +215,7 @@ func parseProposals(t *transcript, j int) []proposal {
 		if isQuestion(strings.ToLower(first)) {
 			continue
 		}
-		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest,
+		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest, topic: s.section,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
 		if p.name == "" {
 			p.body = first

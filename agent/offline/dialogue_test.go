@@ -335,6 +335,14 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"Dump the database nightly to object storage"}},
 			notWant: [][]string{{"stream WAL"}},
 		},
+		{
+			name: "a one-word option described by its traits is decided with its topic",
+			msgs: []agent.TranscriptMessage{u("Where do events go?"),
+				a("Two big choices.\n\n**Event store**\n- Postgres: mature, transactional, already running.\n- Cassandra: fast writes, another cluster to run.\n\nWhich way?"),
+				u("postgres")},
+			want:    [][]string{{"Event store: Postgres"}},
+			notWant: [][]string{{"Cassandra"}, {"mature"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
