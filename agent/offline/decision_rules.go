@@ -246,15 +246,27 @@ func mainClause(s string) string {
 
 // expandTerse joins a terse answer ("Separate queue, yes") to the
 // assistant's sentence it accepts, cut to its main clause. When that
-// sentence already holds every word of the answer, it stands alone.
+// sentence already holds every word of the answer but the words that only
+// point at it ("the sweep approach", "the cache thing"), it stands alone.
 func expandTerse(terse, support string, want tokenSet) string {
 	body := mainClause(statement(support))
 	full := newTokenSet(strings.ToLower(body))
-	if looseOverlap(want, full) == len(want) {
+	named := 0
+	for w := range want {
+		if pointerWords[w] {
+			named++
+		}
+	}
+	if looseOverlap(want, full)+named >= len(want) {
 		return tidy(firstWords(body, 24))
 	}
 	return tidy(terse) + ": " + lowerFirst(tidy(firstWords(body, 20)))
 }
+
+// pointerWords are the nouns a terse answer points at a proposal with
+// ("the sweep approach", "the cache thing"), stemmed; they name no part of
+// it.
+var pointerWords = wordSet(`approach idea thing one route option bit part suggestion`)
 
 // labelLead returns the short label opening a sentence ("Cleaner: ",
 // "For your SEO worry: ", "Rotation: "): one to forty characters, none of

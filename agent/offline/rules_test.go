@@ -80,6 +80,12 @@ func TestAssistantDecisionRules(t *testing.T) {
 			want: [][]string{{"Redis for the counters"}},
 		},
 		{
+			name:    "words that only point at a proposal do not stay in front of it",
+			msgs:    []agent.TranscriptMessage{u("Idle entries?"), a("I'd store a lastSeen timestamp per entry and sweep idle entries once a minute."), u("ok let's do the sweep approach")},
+			want:    [][]string{{"lastSeen", "sweep idle entries"}},
+			notWant: [][]string{{"approach"}},
+		},
+		{
 			name: "as it is keeps its words",
 			msgs: []agent.TranscriptMessage{u("Parser?"), a("The parser could be rewritten."), u("Leave the parser module as it is.")},
 			want: [][]string{{"as it is"}},
