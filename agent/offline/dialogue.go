@@ -942,6 +942,26 @@ func echoPicks(t *transcript, lc string, props []proposal) []int {
 	return out
 }
 
+// echoItems returns the plan items of props a short clause names
+// together ("the sweeper and the gauge"): each part echoes a different
+// item. Fewer than two such parts name nothing here.
+func echoItems(lc string, props []proposal) []int {
+	if words(lc) > 10 || !strings.ContainsAny(lc, "+&,") && !strings.Contains(lc, " and ") && !strings.Contains(lc, " plus ") {
+		return nil
+	}
+	var out []int
+	for _, part := range pickJoinRE.Split(lc, -1) {
+		k := echoItem(part, props)
+		if k < 0 {
+			return nil // a part that names no item: not a list of picks
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // echoes reports whether set has word w, alike up to hyphens ("subpaths"
 // for "sub-path") or sharing its first five letters ("virtualize" for
 // "virtualization").
@@ -1133,6 +1153,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						picked[k] = max(picked[k], 0.75)
 						continue
 					}
+				}
+				if ks := echoItems(lc, props); len(labels) == 0 && len(ks) > 1 {
+					// "the sweeper and the gauge": items of the plan, by name.
+					for _, k := range ks {
+						picked[k] = max(picked[k], 0.75)
+					}
+					continue
 				}
 				if len(labels) == 0 {
 					if ks := echoPicks(t, lc, props); len(ks) > 1 {

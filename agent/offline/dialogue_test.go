@@ -343,6 +343,14 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"Event store: Postgres"}},
 			notWant: [][]string{{"Cassandra"}, {"mature"}},
 		},
+		{
+			name: "two plan items named together are accepted, the one turned down is not",
+			msgs: []agent.TranscriptMessage{u("Backups?"),
+				a("Plan:\n- Add a nightly dump job to object storage.\n- Encrypt the dumps with the team key.\n- Page on-call when a dump fails.\n\nDoes that work?"),
+				u("the dump job and the encryption, not the paging bit")},
+			want:    [][]string{{"nightly dump job"}, {"Encrypt the dumps"}},
+			notWant: [][]string{{"Page on-call"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
