@@ -246,15 +246,27 @@ func mainClause(s string) string {
 
 // expandTerse joins a terse answer ("Separate queue, yes") to the
 // assistant's sentence it accepts, cut to its main clause. When that
-// sentence already holds every word of the answer, it stands alone.
+// sentence already holds every word of the answer but the words that only
+// point at it ("the sweep approach", "the cache thing"), it stands alone.
 func expandTerse(terse, support string, want tokenSet) string {
 	body := mainClause(statement(support))
 	full := newTokenSet(strings.ToLower(body))
-	if looseOverlap(want, full) == len(want) {
+	named := 0
+	for w := range want {
+		if pointerWords[w] {
+			named++
+		}
+	}
+	if looseOverlap(want, full)+named >= len(want) {
 		return tidy(firstWords(body, 24))
 	}
 	return tidy(terse) + ": " + lowerFirst(tidy(firstWords(body, 20)))
 }
+
+// pointerWords are the nouns a terse answer points at a proposal with
+// ("the sweep approach", "the cache thing"), stemmed; they name no part of
+// it.
+var pointerWords = wordSet(`approach idea thing one route option bit part suggestion`)
 
 // labelLead returns the short label opening a sentence ("Cleaner: ",
 // "For your SEO worry: ", "Rotation: "): one to forty characters, none of
@@ -286,6 +298,9 @@ func labelLead(s string) string {
 	return ""
 }
 
+// modalVerbs make the words before a colon a clause rather than a label.
+var modalVerbs = wordSet(`should must will would can could may might shall`)
+
 // isLabel reports whether the text before a colon reads as a short label
 // ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
 // the start of an instruction ("Use table-layout").
@@ -298,6 +313,10 @@ func isLabel(s string) bool {
 		return false
 	}
 	for w := range strings.FieldsSeq(s) {
+		// "Enemies should stay on the host: …": a clause, not a name.
+		if modalVerbs[strings.ToLower(w)] {
+			return false
+		}
 		if strings.IndexFunc(w[1:], unicode.IsUpper) >= 0 && strings.IndexFunc(w[1:], unicode.IsLower) >= 0 {
 			return false
 		}

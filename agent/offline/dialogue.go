@@ -33,8 +33,11 @@ type proposal struct {
 	// name and body are the item's name ("Dedup table") and what it says
 	// about it; a prose recommendation has only a body.
 	name, body string
-	text       string // the proposal as a decision, once made; "" if it is none
-	made       bool
+	// topic is the label the item's list sits under ("routing strategy"),
+	// lower-cased; "" when none.
+	topic string
+	text  string // the proposal as a decision, once made; "" if it is none
+	made  bool
 }
 
 // decision returns the proposal said as a decision, or "" when what it
@@ -51,8 +54,12 @@ func (p *proposal) decision() string {
 		text = decisionText(p.body)
 	case p.pathy:
 		text = decisionText(p.body)
-	case p.body != "":
+	case p.body != "" && !(p.option && traits(p.body)):
 		text = p.name + ": " + decisionText(p.body)
+	case p.body != "" && p.topic != "" && len(tokens(strings.ToLower(p.name))) == 1:
+		// "Routing strategy: Sub-path": a one-word pick says what it
+		// decides with the question its list answers.
+		text = p.topic + ": " + p.name
 	default:
 		text = p.name
 	}
@@ -64,12 +71,35 @@ func (p *proposal) decision() string {
 	return p.text
 }
 
+// traits reports whether what an option's item says about it lists its
+// traits ("free, zero config, no key rotation", "encrypted, incremental")
+// rather than how it works: it opens with two or more short phrases
+// separated by commas and no verb that instructs. Picking such an option
+// decides on its name; its traits are the reasons.
+func traits(body string) bool {
+	lc := strings.ToLower(body)
+	if imperative(lc) {
+		return false
+	}
+	first, _, _ := strings.Cut(lc, ". ")
+	parts := strings.Split(first, ", ")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, part := range parts[:2] {
+		if n := words(part); n == 0 || n > 3 {
+			return false
+		}
+	}
+	return true
+}
+
 // Patterns of the dialogue rules. Each matches lower-cased plain text.
 var (
 	// optionsLead introduces a list of alternatives.
 	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
-	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved)\b[\s,.!:—–-]*)+$`)
+	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good))\b[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
@@ -78,7 +108,7 @@ var (
 	yesCues = cues(`yes yep yeah ok okay fine good great sure agreed perfect`)
 	// strongShortRE lets a decision of one or two words stand: "let's go
 	// with HS256", "in-process is fine", "Nuke it is".
-	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
+	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will|we should) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
 	// factQuestionRE opens a question about how things are ("How big is
 	// it?", "Does every event carry an ID?"), not about what to do.
 	factQuestionRE = regexp.MustCompile(`^(?:is|are|was|were|does|do|did|can|could|has|have|how (?:many|much|big|often|long|is|are|do|does)|where|who|when|what(?:'s| is| are)|which (?:version|mcu|database|db))\b`)
@@ -93,8 +123,9 @@ var (
 	// softLeadRE opens a sentence that proposes without a cue word.
 	softLeadRE = regexp.MustCompile(`^(?:then|so|cleaner|simplest|fix)\b`)
 	// factVerbs make a statement of how things are when they come among
-	// its first words: "X is Y", "the backend has to …".
-	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't`)
+	// its first words: "X is Y", "the backend has to …", "the loader
+	// reads …", "the client needs …".
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
@@ -102,6 +133,9 @@ var (
 	reportRE = regexp.MustCompile(`^(?:i|we) (?:just )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested)\b`)
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
+	// cautionCues mark a warning ("I'd be careful with option 2", "watch
+	// out for …"): a caveat to weigh, not a proposal to accept.
+	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat keep_in_mind bear_in_mind`)
 	// notDecision marks a remark about pasted text being data, not
 	// instructions: neither a proposal nor a concern.
 	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction not_going_to_pretend haven't_approved`)
@@ -134,7 +168,7 @@ func parseProposals(t *transcript, j int) []proposal {
 	offers := false     // the message has introduced alternatives
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
-		if isInjection(s.lower) || notDecision.match(s.lower) {
+		if isInjection(s.lower) || notDecision.match(s.lower) || cautionCues.match(s.lower) {
 			continue
 		}
 		if !s.bullet {
@@ -144,10 +178,19 @@ func parseProposals(t *transcript, j int) []proposal {
 			}
 			optionList = false
 			offers = offers || optionsLead.match(lead)
-			if isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || s.heading {
+			if isQuestion(s.lower) || s.heading {
 				continue
 			}
-			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
+			if rest := soInstruction(s.plain); rest != "" {
+				// "…, so keep the expression in one function": what the
+				// reasons before it lead to.
+				out = append(out, proposal{msg: j, item: -1, body: rest, set: newTokenSet(strings.ToLower(rest))})
+				continue
+			}
+			if hedgeRE.MatchString(s.lower) {
+				continue
+			}
+			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
 			}
 			continue
@@ -172,7 +215,7 @@ func parseProposals(t *transcript, j int) []proposal {
 		if isQuestion(strings.ToLower(first)) {
 			continue
 		}
-		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest,
+		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest, topic: s.section,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
 		if p.name == "" {
 			p.body = first
@@ -189,6 +232,36 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// soInstruction returns the instruction a sentence arrives at after ", so"
+// ("If you later allow several orgs, every policy changes, so keep the
+// expression in one function"), or "" when it has none.
+func soInstruction(s string) string {
+	k := strings.Index(s, ", so ")
+	if k < 0 {
+		return ""
+	}
+	rest := s[k+len(", so "):]
+	if !imperative(strings.ToLower(rest)) {
+		return ""
+	}
+	return rest
+}
+
+// shouldDo reports whether lower-cased text recommends an action with
+// "should" and a verb that instructs ("feature access should switch on
+// the webhook", "enemies should stay on the host"); "should land around
+// 5 ms" or "should be rare" expect, they do not recommend.
+func shouldDo(lc string) bool {
+	k := strings.Index(lc, "should ")
+	if k < 0 || k > 0 && isREWordByte(lc[k-1]) {
+		return false
+	}
+	rest := lc[k+len("should "):]
+	rest = strings.TrimPrefix(rest, "also ")
+	rest = strings.TrimPrefix(rest, "still ")
+	return imperative(rest)
 }
 
 // proposesInProse reports whether a prose sentence of the assistant says
@@ -266,7 +339,17 @@ func itemTitle(raw, plain string) (string, string) {
 // decisionText turns a sentence into what it proposes: no acknowledgement,
 // "I'd", label or parenthetical, cut to its main clause.
 func decisionText(s string) string {
-	return mainStatement(statement(s))
+	return mainStatement(withoutAlternative(statement(s)))
+}
+
+// withoutAlternative cuts a proposal before the alternative it trails
+// ("count on the loaded records, or a counter cache"): what is accepted is
+// the first, when it says something on its own.
+func withoutAlternative(s string) string {
+	if k := strings.Index(s, ", or "); k > 0 && len(tokens(strings.ToLower(s[:k]))) >= 3 {
+		return s[:k]
+	}
+	return s
 }
 
 // mainStatement cuts what statement returned to its main clause when it is
@@ -291,7 +374,21 @@ func actionable(text string) bool {
 	if imperative(lc) {
 		return true
 	}
-	return !isStatement(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+	return !isStatement(lc) && !predicts(lc) && !riskCues.match(lc) && !hedgeRE.MatchString(lc)
+}
+
+// predictRE finds "will" or "would" among the first words of a statement,
+// after a subject other than "we", "I" or "you".
+var predictRE = regexp.MustCompile(`^(?:[^\s,;:]+\s+){1,8}?(?:will|would|won't|wouldn't)\b`)
+
+// predicts reports whether lower-cased text says what will happen rather
+// than what to do ("integration tests that read the real config will pick
+// up …"). What we, I or you will do is a commitment, not a prediction.
+func predicts(lc string) bool {
+	if hasWordPrefix(lc, "we", "i", "you") {
+		return false
+	}
+	return predictRE.MatchString(lc)
 }
 
 // isStatement reports whether lower-cased text states how things are
@@ -324,6 +421,177 @@ func isFact(lc string) bool {
 	body := strings.TrimSpace(unlead(leadRE, lc))
 	return isStatement(body) && !evaluation.match(body) && !imperative(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
+}
+
+// deferRE is a clause that leaves the choice to the assistant's
+// recommendation ("go with your recommendation", "do what you suggested",
+// "your call"). Every way it matches has "you" in it, which callers check
+// first: the pattern is slow to fail.
+var deferRE = regexp.MustCompile(`\byour (?:recommendation|suggestion|call|pick|choice|proposal)\b|\bwhat you (?:suggested|recommended|proposed|said)\b|\bas you (?:suggested|recommended|proposed|said)\b|\bwhatever you think\b|\bup to you\b|\byou decide\b`)
+
+// recommended returns the proposals of props the assistant recommended in
+// prose: for each recommendation, the option it names if it names one
+// ("I'd go with the TTL sweep"), else the recommendation itself.
+func recommended(t *transcript, props []proposal) []int {
+	var out []int
+	for k, p := range props {
+		if p.item >= 0 || p.option {
+			continue
+		}
+		pick := k
+		if o := namedOption(t, props, k); o >= 0 {
+			pick = o
+		}
+		if !slices.Contains(out, pick) {
+			out = append(out, pick)
+		}
+	}
+	return out
+}
+
+// optionNumberRE finds an option named by its number or letter in the
+// assistant's own words ("I'd go with option 2", "go with 2", "pick (b)").
+var optionNumberRE = regexp.MustCompile(`\b(?:option|approach|choice|number)\s*#?(\d|[a-h])\b|\b(?:go with|pick|take|recommend)\s+\(?(\d|[a-h])\)?(?:\W|$)`)
+
+// advisesAgainstRE finds advice against what a sentence names.
+var advisesAgainstRE = regexp.MustCompile(`\b(?:avoid|wouldn't|would not|against|rather than|instead of)\b`)
+
+// namedOption returns the option of props that prose proposal k names, by
+// number ("I'd go with option 2"), by place ("I recommend the second one")
+// or by name ("My pick: Nuke"); -1 when it names none.
+func namedOption(t *transcript, props []proposal, k int) int {
+	if !slices.ContainsFunc(props, func(p proposal) bool { return p.option }) {
+		return -1
+	}
+	lc := strings.ToLower(props[k].body)
+	if advisesAgainstRE.MatchString(lc) || isRejection(strings.ToLower(statement(props[k].body))) {
+		return -1 // "I'd avoid the LRU cap": named, but not recommended
+	}
+	if m := optionNumberRE.FindStringSubmatch(lc); m != nil {
+		for o, p := range props {
+			if p.option && p.label != "" && p.label == m[1]+m[2] {
+				return o
+			}
+		}
+	}
+	for _, o := range ordinalPicks(lc, props) {
+		if props[o].option {
+			return o
+		}
+	}
+	return echoPick(t, lc, props)
+}
+
+// ordinalRE is a reference to an item by its place in a list: "the
+// second bullet", "the last option", "the first one". Group 2 is set when
+// it names a bullet of a list rather than one of the alternatives.
+var ordinalRE = regexp.MustCompile(`\b(first|second|third|fourth|fifth|last)\s+(?:(bullet|point|item)|option|one|approach|suggestion|idea)s?\b`)
+
+// ordinalPlace is the index in its list of the item an ordinal names; -1
+// is the last.
+var ordinalPlace = map[string]int{"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "last": -1}
+
+// optionFits and bulletFits say, best first, which list an ordinal means:
+// "the second option" one of alternatives, "the second bullet" one of
+// unnumbered plan items; failing those, the first list there is.
+var (
+	optionFits = []func(proposal) bool{
+		func(p proposal) bool { return p.option },
+		func(proposal) bool { return true },
+	}
+	bulletFits = []func(proposal) bool{
+		func(p proposal) bool { return !p.option && p.label == "" },
+		func(p proposal) bool { return p.label == "" },
+		func(proposal) bool { return true },
+	}
+)
+
+// ordinalPicks returns the proposals of props a clause picks by their
+// place ("Option 2, and the second bullet too"): a bullet or point is an
+// item of the first unnumbered list, an option or "one" an item of the
+// first list of alternatives (see optionFits and bulletFits). A clause of
+// nothing but places ("go with the second", "first and last", "the first
+// two") picks alternatives.
+func ordinalPicks(lc string, props []proposal) []int {
+	if len(props) == 0 || !strings.Contains(lc, "first") && !strings.Contains(lc, "second") && !strings.Contains(lc, "third") &&
+		!strings.Contains(lc, "fourth") && !strings.Contains(lc, "fifth") && !strings.Contains(lc, "last") {
+		return nil
+	}
+	var out []int
+	add := func(items []int, n int) {
+		if n < 0 {
+			n += len(items)
+		}
+		if n >= 0 && n < len(items) && !slices.Contains(out, items[n]) {
+			out = append(out, items[n])
+		}
+	}
+	for _, m := range ordinalRE.FindAllStringSubmatch(lc, -1) {
+		fits := optionFits
+		if m[2] != "" {
+			fits = bulletFits
+		}
+		add(listItems(props, fits), ordinalPlace[m[1]])
+	}
+	if len(out) > 0 {
+		return out
+	}
+	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '.' || r == '!' })
+	for _, w := range ws {
+		if _, ok := ordinalPlace[w]; !ok && !placeFill[w] && !pickFill[w] {
+			return nil // more than places: "first, add the index"
+		}
+	}
+	items := listItems(props, optionFits)
+	for k, w := range ws {
+		place, ok := ordinalPlace[w]
+		if !ok {
+			continue
+		}
+		count := 1
+		if k+1 < len(ws) {
+			count = max(1, placeCount[ws[k+1]])
+		}
+		for c := range count {
+			if place < 0 {
+				add(items, place-c) // "the last two"
+			} else {
+				add(items, place+c) // "the first two"
+			}
+		}
+	}
+	return out
+}
+
+// placeFill are the words a clause that picks by place may have besides
+// the places; placeCount the counts after "first" or "last".
+var (
+	placeFill  = wordSet(`one ones two three`)
+	placeCount = map[string]int{"two": 2, "three": 3}
+)
+
+// listItems returns the items of the list of props that fits names, best
+// first (see optionFits).
+func listItems(props []proposal, fits []func(proposal) bool) []int {
+	list := -1
+	for _, fit := range fits {
+		for _, p := range props {
+			if p.item >= 0 && fit(p) {
+				list = p.list
+				break
+			}
+		}
+		if list >= 0 {
+			break
+		}
+	}
+	var items []int
+	for k, p := range props {
+		if p.item >= 0 && p.list == list {
+			items = append(items, k)
+		}
+	}
+	return items
 }
 
 // optionPicks returns the labels a clause picks by number or letter
@@ -428,6 +696,47 @@ func enoughSaid(content, lc string) bool {
 		return true
 	}
 	return n >= 1 && strongShortRE.MatchString(lc)
+}
+
+// namedChoiceRE is a clause that names what it chooses outright ("let's
+// go with HS256", "DynamoDB it is", "stick with cron", "we should use
+// Redis").
+var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:ing)? with\b|\b(?:let'?s|we'll|we will|we should) (?:just )?(?:use|pick|keep)\b`)
+
+// verdictEndRE ends a clause that passes a verdict on its subject ("cost
+// is fine", "the delay is acceptable").
+var verdictEndRE = regexp.MustCompile(`\b(?:is|are) (?:fine|ok|okay|good|acceptable|enough|right)$`)
+
+// saysWhat reports whether a decision that only the user's words make
+// says what was decided: three content words or more, an instruction or a
+// refusal ("use server versions", "no global retries"), a choice named
+// outright ("let's go with HS256"), or one of the alternatives assistant
+// message prev offered ("Redis or in-process?" — "in-process is fine").
+// "Days is fine" or "Let's do the queue route" answer the assistant but,
+// standing alone, tell a reader of the handoff neither what nor how.
+func saysWhat(t *transcript, prev int, content, lc string) bool {
+	// "RAM is fine, we have 3 pods": the verdict is about one word; what
+	// follows the comma is the reason, not what was decided (unless it
+	// says what to do: "HMAC is fine, do that instead").
+	if head, rest, ok := strings.Cut(content, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) &&
+		!imperative(strings.ToLower(rest)) && !acceptCuesAny.match(strings.ToLower(rest)) {
+		content = head
+	}
+	ws := tokens(strings.ToLower(content))
+	body := strings.TrimSpace(unlead(leadRE, lc))
+	if len(ws) >= 3 || imperative(body) || strings.HasPrefix(body, "no ") || namedChoiceRE.MatchString(lc) {
+		return true
+	}
+	if prev < 0 || len(ws) == 0 {
+		return false
+	}
+	want := newTokenSet(strings.ToLower(content))
+	for _, s := range t.sents[prev] {
+		if strings.Contains(s.lower, " or ") && looseOverlap(want, t.wordsOf(s)) == len(want) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesOffer reports whether a decision in the user's words says enough
@@ -564,8 +873,9 @@ func isQuantity(after string) bool {
 	return !pickFill[w]
 }
 
-// pickFill are the words that may follow an option's number.
-var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both`)
+// pickFill are the words that may stand around an option's number
+// ("2 and 3 too", "I'll take 2").
+var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the`)
 
 // echoPick returns the option of props whose name a short clause repeats
 // ("nuke", "dedup table then"), or -1.
@@ -606,6 +916,50 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 		return -1
 	}
 	return best
+}
+
+// pickJoinRE separates the names of options picked together ("client
+// authority + interpolation", "dedup table and the sweeper").
+var pickJoinRE = regexp.MustCompile(`\s+(?:\+|&|and|plus)\s+|,\s+`)
+
+// echoPicks returns the options of props a short clause picks together by
+// naming each ("A + B", "A and B"): each part of the clause echoes a
+// different option. Fewer than two such parts pick nothing here.
+func echoPicks(t *transcript, lc string, props []proposal) []int {
+	if words(lc) > 14 || !strings.ContainsAny(lc, "+&,") && !strings.Contains(lc, " and ") && !strings.Contains(lc, " plus ") {
+		return nil
+	}
+	var out []int
+	for _, part := range pickJoinRE.Split(lc, -1) {
+		k := echoPick(t, part, props)
+		if k < 0 {
+			return nil // a part that names no option: not a list of picks
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// echoItems returns the plan items of props a short clause names
+// together ("the sweeper and the gauge"): each part echoes a different
+// item. Fewer than two such parts name nothing here.
+func echoItems(lc string, props []proposal) []int {
+	if words(lc) > 10 || !strings.ContainsAny(lc, "+&,") && !strings.Contains(lc, " and ") && !strings.Contains(lc, " plus ") {
+		return nil
+	}
+	var out []int
+	for _, part := range pickJoinRE.Split(lc, -1) {
+		k := echoItem(part, props)
+		if k < 0 {
+			return nil // a part that names no item: not a list of picks
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // echoes reports whether set has word w, alike up to hyphens ("subpaths"
@@ -705,6 +1059,7 @@ type rejection struct {
 func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var cands []*candidate
 	var rejections []rejection
+	answered := make([]bool, len(t.msgs)) // assistant messages the user replied to with a choice
 	for i, m := range t.msgs {
 		if m.Role != agent.RoleUser {
 			if len(cands) > 0 {
@@ -721,6 +1076,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		reversal := false
 		var against []tokenSet
 		said := "" // the last statement of the message, for "memoize it"
+		before := len(cands)
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
 				if lc := strings.ToLower(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {
@@ -773,6 +1129,23 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						}
 					}
 				}
+				if len(labels) == 0 && strings.Contains(lc, "you") && deferRE.MatchString(lc) {
+					// "go with your recommendation": what the assistant
+					// recommended, the option it names if it names one.
+					if ks := recommended(t, props); len(ks) > 0 {
+						for _, k := range ks {
+							picked[k] = max(picked[k], 0.75)
+						}
+						continue
+					}
+				}
+				ords := ordinalPicks(lc, props)
+				for _, k := range ords {
+					picked[k] = max(picked[k], 0.85)
+				}
+				if len(ords) > 0 && len(labels) == 0 {
+					continue // "the second one": picked by place, nothing more said
+				}
 				echoed := false
 				if len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {
 					// "lazy load yes": one item of the plan, accepted by name.
@@ -781,8 +1154,20 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						continue
 					}
 				}
+				if ks := echoItems(lc, props); len(labels) == 0 && len(ks) > 1 {
+					// "the sweeper and the gauge": items of the plan, by name.
+					for _, k := range ks {
+						picked[k] = max(picked[k], 0.75)
+					}
+					continue
+				}
 				if len(labels) == 0 {
-					if k := echoPick(t, lc, props); k >= 0 {
+					if ks := echoPicks(t, lc, props); len(ks) > 1 {
+						for _, k := range ks {
+							picked[k] = max(picked[k], 0.8)
+						}
+						echoed = true
+					} else if k := echoPick(t, lc, props); k >= 0 {
 						picked[k] = max(picked[k], 0.8)
 						echoed = true
 					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
@@ -808,7 +1193,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isFact(lc) || factual && answerLeadRE.MatchString(lc) && !explicitChoiceRE.MatchString(lc) {
 					continue // "yes, split deliveries happen" answers how things are
 				}
-				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) {
+				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
 					cands = joinTerse(cands, d)
 				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
@@ -821,6 +1206,19 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		for _, p := range picked {
 			anyPick = anyPick || p > 0
 		}
+		// "yes" to a reply that offers options and recommends one of them
+		// ("I'd go with 2") takes that option, in its own words.
+		named := make([]bool, len(props))
+		if general && !anyPick {
+			for k, p := range props {
+				if p.item < 0 && !p.option {
+					if o := namedOption(t, props, k); o >= 0 {
+						picked[o] = max(picked[o], 0.75)
+						named[k], anyPick = true, true
+					}
+				}
+			}
+		}
 		for k, p := range props {
 			conf := picked[k]
 			switch {
@@ -830,7 +1228,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			case conf == 0 && p.option && anyPick && props[pickedList(props, picked)].msg == p.msg:
 				rejections = append(rejections, rejection{msg: i, set: p.set})
 				continue
-			case conf == 0 && general && !p.option:
+			case conf == 0 && general && !p.option && !named[k]:
 				conf = 0.7
 			}
 			if conf == 0 {
@@ -848,6 +1246,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			d.Confidence = conf
 			d.Sources = []int{prev, i}
 			cands = append(cands, d)
+		}
+		if general && !plans(props) {
+			cands = append(cands, pendingPlan(t, i, prev, answered)...)
+		}
+		if prev >= 0 && (len(cands) > before || general || anyPick || len(against) > 0) {
+			answered[prev] = true
 		}
 		if userAgreed(t, i, cands) || general || anyPick || replyEchoes(t, i) {
 			if d := confirmation(t, i); d != nil {
@@ -912,6 +1316,42 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if !dup {
 			out = append(out, c.ExtractedDecision)
 			sets = append(sets, set)
+		}
+	}
+	return out
+}
+
+// plans reports whether props hold a plan item or recommendation that
+// says what to do: something a plain "yes" accepts.
+func plans(props []proposal) bool {
+	for k := range props {
+		if !props[k].option && props[k].decision() != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pendingPlan returns, as decisions of user message i, the plan of the
+// assistant message before prev when prev proposed nothing to do and the
+// user never answered that plan: "4 cpus. what about batching?" — an
+// answer about batching — "ok, go" accepts the plan still on the table.
+func pendingPlan(t *transcript, i, prev int, answered []bool) []*candidate {
+	j := previousAssistant(t, prev)
+	if j < 0 || answered[j] {
+		return nil
+	}
+	var out []*candidate
+	for _, p := range t.assistantProposals(j) {
+		if p.option {
+			continue
+		}
+		if text := p.decision(); text != "" {
+			d := &candidate{msg: i, group: -1, subject: p.set}
+			d.Content = text
+			d.Confidence = 0.6
+			d.Sources = []int{j, i}
+			out = append(out, d)
 		}
 	}
 	return out

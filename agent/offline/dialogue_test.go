@@ -170,6 +170,187 @@ func TestDialogueRules(t *testing.T) {
 			want:    [][]string{{"sweeper"}},
 			notWant: [][]string{{"ignoring"}},
 		},
+		{
+			name: "a yes after a reply that proposed nothing accepts the plan still on the table",
+			msgs: []agent.TranscriptMessage{u("The limiter map grows forever."), a(planReply),
+				u("we run 3 pods. what about redis?"), a("Redis would only matter with many more pods."), u("ok, go")},
+			want: [][]string{{"sweeper"}, {"429"}},
+		},
+		{
+			name: "a plan the user already answered is not accepted again",
+			msgs: []agent.TranscriptMessage{u("The limiter map grows forever."), a(planReply),
+				u("no, skip the sweeper"), a("Redis would only matter with many more pods."), u("ok, go")},
+			notWant: [][]string{{"sweeper"}},
+		},
+		{
+			name: "acceptable for now accepts the plan",
+			msgs: []agent.TranscriptMessage{u("The limiter map grows forever."), a(planReply), u("acceptable for now.")},
+			want: [][]string{{"sweeper"}},
+		},
+		{
+			name:    "two options picked together by name",
+			msgs:    []agent.TranscriptMessage{u("Images re-download on scroll."), a(cacheOptions), u("bigger urlcache + own nscache")},
+			want:    [][]string{{"URLCache", "200 MB"}, {"NSCache"}},
+			notWant: [][]string{{"Nuke"}},
+		},
+		{
+			name: "an option described by its traits is decided by its name",
+			msgs: []agent.TranscriptMessage{u("Where should backups go?"),
+				a("Two ways to keep them:\n\n1. **Tape rotation offsite**: cheap, slow restores, manual handling.\n2. **Object storage bucket**: pay per GB, fast restores.\n\nWhich?"),
+				u("1")},
+			want:    [][]string{{"Tape rotation offsite"}},
+			notWant: [][]string{{"slow restores"}, {"Object storage"}},
+		},
+		{
+			name: "a refusal is not expanded into the sentence it turns down",
+			msgs: []agent.TranscriptMessage{u("Jobs fail at random."),
+				a("Automatic retries keep the dashboard green while nobody looks at the failures."),
+				u("ok no automatic retries")},
+			notWant: [][]string{{"dashboard green"}},
+		},
+		{
+			name: "a word or two of the user's own says too little to stand alone",
+			msgs: []agent.TranscriptMessage{u("Reindex plan?"),
+				a("Reindexing in small batches then takes a few hours instead of minutes — is that OK?"),
+				u("Hours is fine. Let's do the batch route.")},
+			notWant: [][]string{{"Hours"}, {"batch route"}},
+		},
+		{
+			name: "a word or two naming an offered alternative stands",
+			msgs: []agent.TranscriptMessage{u("Cache?"), a("Memcached or Redis?"), u("Redis is fine.")},
+			want: [][]string{{"Redis"}},
+		},
+		{
+			name: "an item picked by its place in the list",
+			msgs: []agent.TranscriptMessage{u("Which thumbnails?"),
+				a("Two ways to make thumbnails:\n\n1. **On upload**: resize in the request and store three sizes.\n2. **On demand**: resize on first view and cache the result.\n\nAlso worth doing:\n- Strip EXIF data before storing.\n- Serve thumbnails with a long max-age.\n\nWhich one?"),
+				u("Option 2, and the second bullet too.")},
+			want:    [][]string{{"On demand"}, {"long max-age"}},
+			notWant: [][]string{{"On upload"}, {"EXIF"}},
+		},
+		{
+			name:    "the last one",
+			msgs:    []agent.TranscriptMessage{u("Images re-download on scroll."), a(cacheOptions), u("the last one")},
+			want:    [][]string{{"Own NSCache"}},
+			notWant: [][]string{{"URLCache"}, {"Nuke"}},
+		},
+		{
+			name: "a plan item that says how things work is not accepted as a decision",
+			msgs: []agent.TranscriptMessage{u("Config loading?"),
+				a("Notes:\n- **Loader**: the loader reads settings from the home directory first.\n- **Override**: add a --settings flag that replaces the home directory file.\n- The defaults live in config/defaults.toml.\n\nThen the installer needs to know where the home directory is."),
+				u("sounds good")},
+			want:    [][]string{{"--settings flag"}},
+			notWant: [][]string{{"reads settings"}, {"installer needs"}, {"defaults live"}},
+		},
+		{
+			name: "should with a verb that instructs recommends; should with one that expects does not",
+			msgs: []agent.TranscriptMessage{u("Thumbnails are slow."),
+				a("Cold requests should land around 80 ms. Thumbnails should use the CDN cache rather than the origin."),
+				u("yes, do that")},
+			want:    [][]string{{"should use the CDN cache"}},
+			notWant: [][]string{{"80 ms"}},
+		},
+		{
+			name: "words with a modal before a colon are a clause, not a label",
+			msgs: []agent.TranscriptMessage{u("Where do jobs live?"),
+				a("Workers should stay stateless: the queue holds every job and its retries."),
+				u("yes exactly")},
+			want: [][]string{{"Workers should stay stateless"}},
+		},
+		{
+			name: "a plan item that predicts what will happen is not accepted as a decision",
+			msgs: []agent.TranscriptMessage{u("Import plan?"),
+				a("A few things:\n- **Reports**: the nightly report job will pick up the imported rows and list them twice.\n- **Dedup**: add a unique key on the import batch id."),
+				u("agreed")},
+			want:    [][]string{{"unique key"}},
+			notWant: [][]string{{"list them twice"}},
+		},
+		{
+			name:    "a verdict on one word followed by its reason says too little",
+			msgs:    []agent.TranscriptMessage{u("Index size?"), a("The extra index adds about 2 GB of disk per node."), u("Disk is fine, the nodes have plenty spare.")},
+			notWant: [][]string{{"Disk is fine"}},
+		},
+		{
+			name: "a pick, then a comma and what to forget",
+			msgs: []agent.TranscriptMessage{u("Backups?"),
+				a("Two ways:\n\n1. **Nightly dump** to object storage with pg_dump.\n2. **Streaming replica** in a second region.\n\nHow big is it?"),
+				u("50 GB. 2 sounds safest, let's do 2."),
+				a("At 50 GB I'd be careful with the cost of option 2: a second instance doubles the bill."),
+				u("ugh ok. dump then, forget the streaming replica.")},
+			want:    [][]string{{"Nightly dump"}},
+			notWant: [][]string{{"Streaming replica"}},
+		},
+		{
+			name: "a caution is not a proposal to accept",
+			msgs: []agent.TranscriptMessage{u("Backups?"),
+				a("At 50 GB I'd be careful with a second instance: it doubles the bill.\n\nWatch out for the egress cost of cross-region copies too."),
+				u("hmm ok.")},
+			notWant: [][]string{{"careful"}, {"egress"}},
+		},
+		{
+			name:    "a reminder to keep in mind is not a proposal to accept",
+			msgs:    []agent.TranscriptMessage{u("Backups?"), a("Add a nightly dump to object storage.\n\nKeep in mind the restore takes an hour."), u("ship it")},
+			want:    [][]string{{"nightly dump"}},
+			notWant: [][]string{{"restore takes"}},
+		},
+		{
+			name: "the instruction after a comma and so is a proposal, even after an if",
+			msgs: []agent.TranscriptMessage{u("Counters?"),
+				a("If traffic grows past one node, the in-memory counts stop being shared, so put the counters in Redis from the start."),
+				u("yes, go")},
+			want:    [][]string{{"Put the counters in Redis"}},
+			notWant: [][]string{{"traffic grows"}},
+		},
+		{
+			name: "leaving the choice to the assistant takes the option it recommended",
+			msgs: []agent.TranscriptMessage{u("Images re-download on scroll."),
+				a(strings.Replace(cacheOptions, "Which one?", "I'd go with Nuke, since it also downsamples.", 1)),
+				u("go with your recommendation")},
+			want:    [][]string{{"Nuke", "disk cache"}},
+			notWant: [][]string{{"URLCache"}, {"NSCache"}},
+		},
+		{
+			name: "leaving the choice to the assistant takes its recommendation",
+			msgs: []agent.TranscriptMessage{u("Counters?"), a("I'd keep the counters in Redis with a one-day expiry."), u("your call")},
+			want: [][]string{{"counters in Redis"}},
+		},
+		{
+			name: "a yes to a reply that recommends one of its options takes that option",
+			msgs: []agent.TranscriptMessage{u("Images re-download on scroll."),
+				a(strings.Replace(cacheOptions, "Which one?", "I recommend the second one.", 1)),
+				u("ship it")},
+			want:    [][]string{{"Nuke", "disk cache"}},
+			notWant: [][]string{{"recommend the second"}, {"URLCache"}, {"NSCache"}},
+		},
+		{
+			name: "an option advised against is not taken by a yes",
+			msgs: []agent.TranscriptMessage{u("Images re-download on scroll."),
+				a(strings.Replace(cacheOptions, "Which one?", "I'd avoid the bigger URLCache: it evicts too early.", 1)),
+				u("yes")},
+			notWant: [][]string{{"raise the shared URL cache"}},
+		},
+		{
+			name:    "a proposal is cut before the alternative or consequence it trails",
+			msgs:    []agent.TranscriptMessage{u("Backups?"), a("Plan:\n- Dump the database nightly to object storage, or stream WAL to a replica later.\n\nOK?"), u("yes")},
+			want:    [][]string{{"Dump the database nightly to object storage"}},
+			notWant: [][]string{{"stream WAL"}},
+		},
+		{
+			name: "a one-word option described by its traits is decided with its topic",
+			msgs: []agent.TranscriptMessage{u("Where do events go?"),
+				a("Two big choices.\n\n**Event store**\n- Postgres: mature, transactional, already running.\n- Cassandra: fast writes, another cluster to run.\n\nWhich way?"),
+				u("postgres")},
+			want:    [][]string{{"Event store: Postgres"}},
+			notWant: [][]string{{"Cassandra"}, {"mature"}},
+		},
+		{
+			name: "two plan items named together are accepted, the one turned down is not",
+			msgs: []agent.TranscriptMessage{u("Backups?"),
+				a("Plan:\n- Add a nightly dump job to object storage.\n- Encrypt the dumps with the team key.\n- Page on-call when a dump fails.\n\nDoes that work?"),
+				u("the dump job and the encryption, not the paging bit")},
+			want:    [][]string{{"nightly dump job"}, {"Encrypt the dumps"}},
+			notWant: [][]string{{"Page on-call"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,6 +366,46 @@ func TestDialogueRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTerseAcceptance checks that the many ways of saying yes to a plan
+// accept it.
+func TestTerseAcceptance(t *testing.T) {
+	for _, answer := range []string{"sgtm", "alright", "alright, proceed", "all of them", "yes to both",
+		"that plan works", "plan looks good", "looks good to me", "agreed on all points"} {
+		x := extractT(t, u("The limiter map grows forever."), a(planReply), u(answer))
+		if !hasDecision(x, "sweeper") || !hasDecision(x, "429") {
+			t.Errorf("%q accepts nothing of the plan; got:%s", answer, decisionList(x))
+		}
+	}
+}
+
+// TestPicksByPlace checks the picks of options by their place or number
+// in a terse answer.
+func TestPicksByPlace(t *testing.T) {
+	tests := []struct {
+		answer  string
+		want    []string
+		notWant []string
+	}{
+		{"go with the second", []string{"Nuke"}, []string{"URLCache", "NSCache"}},
+		{"the first two", []string{"URLCache", "Nuke"}, []string{"NSCache"}},
+		{"first and last", []string{"URLCache", "NSCache"}, []string{"Nuke"}},
+		{"I'll take 2", []string{"Nuke"}, []string{"URLCache", "NSCache"}},
+	}
+	for _, tt := range tests {
+		x := extractT(t, u("Images re-download on scroll."), a(cacheOptions), u(tt.answer))
+		for _, w := range tt.want {
+			if !hasDecision(x, w) {
+				t.Errorf("%q: no decision with %q; got:%s", tt.answer, w, decisionList(x))
+			}
+		}
+		for _, w := range tt.notWant {
+			if hasDecision(x, w) {
+				t.Errorf("%q: decision with %q; got:%s", tt.answer, w, decisionList(x))
+			}
+		}
 	}
 }
 

@@ -200,14 +200,14 @@ var (
 	// plugins list command").
 	needRE       = `^we (?:also |still )?need (?:a|an|the)\b`
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
-	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable`)
+	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
 	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
-	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1)\b[\s,.!:—–-]*)+`)
+	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
 	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
-	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|ok|sure|after all|instead))+[.!]*$`)
+	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
 )
 
 // imperVerbs are the verbs that open an instruction ("add a cap", "use
@@ -255,13 +255,16 @@ func isREWordByte(b byte) bool {
 const terseWords = 7
 
 // trailEnds are the words trailRE can end with, before any "." or "!".
-var trailEnds = []string{"yes", "is", "fine", "then", "please", "agreed", "good", "works", "now", "ok", "sure", "all", "instead"}
+var trailEnds = []string{"yes", "is", "fine", "then", "please", "agreed", "good", "right", "works", "now", "ok", "sure", "all", "instead"}
 
 // untrail returns s without the agreement trailRE finds at its end ("…,
 // yes", "… for now"). It tries the pattern only when s ends with one of its
 // words: unanchored at the start, it is slow to fail.
 func untrail(s string) string {
 	end := strings.TrimRight(s, ".!")
+	if strings.HasSuffix(end, " as it is") {
+		return s // "leave events.py as it is": unchanged, not "X it is"
+	}
 	for _, w := range trailEnds {
 		if strings.HasSuffix(end, w) {
 			return trailRE.ReplaceAllString(s, "")
@@ -333,7 +336,7 @@ var (
 	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
 	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
 	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
-	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|(?:we|i) (?:don't|do not|won't|can't)) `)
+	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
 // spacedDash reports whether s has a "-" after a space, as a dash
@@ -382,7 +385,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	switch {
 	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc):
 		conf = 0.9
-	case imperative(unled):
+	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]):
 		conf = 0.75
 	case impliedCues.match(lc):
 		conf = 0.6
@@ -440,9 +443,10 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	d.Content = tidy(content)
 	d.Confidence = conf
 	d.Content = tidy(withoutReason(content))
-	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) {
+	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) && !leadingNoRE.MatchString(body) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
-		// assistant's sentence about it says it in full.
+		// assistant's sentence about it says it in full. A refusal ("no
+		// global retries") does not: that sentence is what it turns down.
 		want := newTokenSet(strings.ToLower(content))
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
 			d.Content = expandTerse(content, s.plain, want)
@@ -553,7 +557,7 @@ func findProposal(t *transcript, j int) (sentence, bool) {
 	var best sentence
 	found := false
 	for _, s := range t.sents[j] {
-		if !isQuestion(s.lower) && (proposalRE.MatchString(s.lower) || proposalCues.match(s.lower)) {
+		if !isQuestion(s.lower) && !cautionCues.match(s.lower) && (proposalRE.MatchString(s.lower) || proposalCues.match(s.lower)) {
 			best, found = s, true
 		}
 	}

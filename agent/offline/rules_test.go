@@ -64,6 +64,33 @@ func TestAssistantDecisionRules(t *testing.T) {
 			notWant: [][]string{{"bounds the map"}, {"i'd"}},
 		},
 		{
+			name: "a terse answer judged right takes the assistant's sentence",
+			msgs: []agent.TranscriptMessage{u("Form errors?"), a("Validation messages appear after blur, not on every keystroke."), u("messages after blur is right.")},
+			want: [][]string{{"appear after blur, not on every keystroke"}},
+		},
+		{
+			name:    "good point acknowledges; it decides nothing",
+			msgs:    []agent.TranscriptMessage{u("Pricing is slow."), a("Add an in-memory cache with a 5 minute TTL. Does that work?"), u("good point about memory. fair point, let's add a metrics endpoint too.")},
+			want:    [][]string{{"metrics endpoint"}},
+			notWant: [][]string{{"Point about"}, {"Point,"}},
+		},
+		{
+			name: "we should, after I think, decides",
+			msgs: []agent.TranscriptMessage{u("Pricing is slow."), a("Add an in-memory cache with a 5 minute TTL. Does that work?"), u("I think we should use Redis for the counters.")},
+			want: [][]string{{"Redis for the counters"}},
+		},
+		{
+			name:    "words that only point at a proposal do not stay in front of it",
+			msgs:    []agent.TranscriptMessage{u("Idle entries?"), a("I'd store a lastSeen timestamp per entry and sweep idle entries once a minute."), u("ok let's do the sweep approach")},
+			want:    [][]string{{"lastSeen", "sweep idle entries"}},
+			notWant: [][]string{{"approach"}},
+		},
+		{
+			name: "as it is keeps its words",
+			msgs: []agent.TranscriptMessage{u("Parser?"), a("The parser could be rewritten."), u("Leave the parser module as it is.")},
+			want: [][]string{{"as it is"}},
+		},
+		{
 			name: "a reported question takes nothing back",
 			msgs: []agent.TranscriptMessage{u("Signing?"), a("HS256 or RS256?"), u("Let's go with HS256."), a("OK."), u("Next: logging."),
 				a("Structured JSON logs."), u("Fine."), a("Done."), u("The mobile lead asked whether we should switch to RS256 instead of HS256.")},
