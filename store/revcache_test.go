@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestKeptReadsFollowEveryWriter checks that the reads pages keep between
@@ -206,5 +208,87 @@ func TestRevCacheKeepsTheLatest(t *testing.T) {
 	}
 	if v, ok := c.get("c", 1); !ok || v != "c1" {
 		t.Errorf("get(c, 1) = %q, %v", v, ok)
+	}
+}
+
+// TestSessionReadsFollowEveryWriter checks that a session, read as every
+// page reads it (FindSessionWithWorkspaces: its row on every call, the
+// user and their workspaces kept under users.access_rev), shows each
+// change to them on the next read when another handle on the same
+// database makes it: a role changed, a workspace joined, renamed or left,
+// the user renamed, the session switched or ended.
+func TestSessionReadsFollowEveryWriter(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	other, err := Open(ctx, db.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	check := func(step string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	u, err := other.CreateUser(ctx, UserCreate{Email: "ana@example.com", Name: "Ana", Password: "correct horse battery"})
+	check("create user", err)
+	check("add member", other.AddMember(ctx, other.DefaultWorkspaceID(), u.ID, RoleEditor))
+	sess, secret, err := other.CreateSession(ctx, SessionCreate{UserID: u.ID, WorkspaceID: other.DefaultWorkspaceID(), Lifetime: time.Hour})
+	check("create session", err)
+	read := func() (*Session, []*Membership) {
+		t.Helper()
+		var (
+			s  *Session
+			ms []*Membership
+		)
+		for range 2 { // the second read comes from the cache when nothing changed
+			var err error
+			s, ms, err = db.FindSessionWithWorkspaces(ctx, secret)
+			check("find session", err)
+		}
+		return s, ms
+	}
+	s, ms := read()
+	if s.Role != RoleEditor || len(ms) != 1 || s.User.Name != "Ana" {
+		t.Fatalf("the new session reads as role %q, %d workspaces, user %q", s.Role, len(ms), s.User.Name)
+	}
+	s.User.Name, ms[0].Role = "changed by a caller", RoleOwner
+	if s, ms = read(); s.User.Name != "Ana" || ms[0].Role != RoleEditor {
+		t.Fatalf("changing the session read changed the next read: %q, %q", s.User.Name, ms[0].Role)
+	}
+
+	_, err = other.ChangeRole(ctx, other.DefaultWorkspaceID(), u.ID, RoleViewer)
+	check("change role", err)
+	if s, _ = read(); s.Role != RoleViewer {
+		t.Fatalf("after a role change elsewhere, the role is %q", s.Role)
+	}
+	w, err := other.CreateWorkspace(ctx, "Platform")
+	check("create workspace", err)
+	check("add member", other.AddMember(ctx, w.ID, u.ID, RoleEditor))
+	if _, ms = read(); len(ms) != 2 {
+		t.Fatalf("after joining a workspace elsewhere, %d workspaces", len(ms))
+	}
+	_, err = other.write.ExecContext(ctx, `UPDATE workspaces SET name = 'Infrastructure' WHERE id = ?`, w.ID)
+	check("rename workspace", err)
+	if _, ms = read(); !slices.ContainsFunc(ms, func(m *Membership) bool { return m.WorkspaceName == "Infrastructure" }) {
+		t.Fatalf("after a workspace renamed elsewhere: %+v", ms)
+	}
+	_, err = other.write.ExecContext(ctx, `UPDATE users SET name = 'Ana Lima' WHERE id = ?`, u.ID)
+	check("rename user", err)
+	if s, _ = read(); s.User.Name != "Ana Lima" {
+		t.Fatalf("after a rename elsewhere, the user is %q", s.User.Name)
+	}
+	check("switch workspace", other.SetSessionWorkspace(ctx, sess.ID, w.ID))
+	if s, _ = read(); s.WorkspaceID != w.ID || s.Role != RoleEditor || s.WorkspaceName != "Infrastructure" {
+		t.Fatalf("after a switch elsewhere, the session shows %q as %q", s.WorkspaceName, s.Role)
+	}
+	check("remove member", other.RemoveMember(ctx, w.ID, u.ID))
+	if s, ms = read(); s.WorkspaceID != "" || s.Role != "" || len(ms) != 1 {
+		t.Fatalf("after leaving the workspace elsewhere, the session shows %q as %q with %d workspaces", s.WorkspaceID, s.Role, len(ms))
+	}
+	check("end session", other.EndSession(ctx, sess.ID))
+	if _, _, err := db.FindSessionWithWorkspaces(ctx, secret); !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("after the session ended elsewhere, reading it gives %v", err)
 	}
 }

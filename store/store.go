@@ -49,11 +49,13 @@ type DB struct {
 	// hub delivers Notify's payloads to Listen's channels (job.go).
 	hub hub
 	// heads, items and timelines keep the message heads of threads, and
-	// the items and activity of handoffs, as pages read them on every
-	// view, under revisions the database moves on (revcache.go).
+	// the items and activity of handoffs, and access the users signed in,
+	// as pages read them on every view, under revisions the database
+	// moves on (revcache.go).
 	heads     *revCache[[]Message]
 	items     *revCache[handoffItems]
 	timelines *revCache[[]Activity]
+	access    *revCache[userAccess] // users and their workspaces, for sessions
 }
 
 // Entries each revision cache holds: the threads and handoffs people have
@@ -61,6 +63,10 @@ type DB struct {
 // about 250 bytes each and their text, so a full cache of long threads
 // and handoffs holds a few tens of megabytes at most.
 const revCacheEntries = 256
+
+// accessCacheEntries is how many signed-in users the access cache holds:
+// a user and their workspaces take a few hundred bytes.
+const accessCacheEntries = 4096
 
 // Options tune the connection to PostgreSQL; SQLite ignores them. A zero
 // field takes its default.
@@ -90,7 +96,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // exists. Errors name the database (never a password).
 func OpenWith(ctx context.Context, dsn string, opts Options) (_ *DB, err error) {
 	db := &DB{path: dsn, heads: newRevCache[[]Message](revCacheEntries), items: newRevCache[handoffItems](revCacheEntries),
-		timelines: newRevCache[[]Activity](revCacheEntries)}
+		timelines: newRevCache[[]Activity](revCacheEntries), access: newRevCache[userAccess](accessCacheEntries)}
 	db.SetClock(func() time.Time { return time.Now().UTC() })
 	if IsPostgresURL(dsn) {
 		db.eng = enginePostgres

@@ -7,6 +7,45 @@
 ALTER TABLE threads ADD COLUMN messages_rev BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE handoffs ADD COLUMN items_rev BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE handoffs ADD COLUMN activity_rev BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN access_rev BIGINT NOT NULL DEFAULT 0;
+
+-- +goose StatementBegin
+CREATE FUNCTION bump_own_access_rev() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.access_rev := OLD.access_rev + 1;
+    RETURN NEW;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER users_access_rev BEFORE UPDATE ON users
+    FOR EACH ROW EXECUTE FUNCTION bump_own_access_rev();
+
+-- +goose StatementBegin
+CREATE FUNCTION bump_access_rev_of_member() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        UPDATE users SET access_rev = access_rev + 1 WHERE id = OLD.user_id;
+    END IF;
+    IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id <> OLD.user_id) THEN
+        UPDATE users SET access_rev = access_rev + 1 WHERE id = NEW.user_id;
+    END IF;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER memberships_access_rev AFTER INSERT OR DELETE OR UPDATE ON memberships
+    FOR EACH ROW EXECUTE FUNCTION bump_access_rev_of_member();
+
+-- +goose StatementBegin
+CREATE FUNCTION bump_access_rev_of_members() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE users SET access_rev = access_rev + 1 WHERE id IN (SELECT user_id FROM memberships WHERE workspace_id = NEW.id);
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER workspaces_access_rev AFTER UPDATE OF name ON workspaces
+    FOR EACH ROW EXECUTE FUNCTION bump_access_rev_of_members();
 
 -- +goose StatementBegin
 CREATE FUNCTION bump_messages_rev() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -81,6 +120,12 @@ CREATE TRIGGER plans_rev AFTER INSERT OR DELETE OR UPDATE ON plans
     FOR EACH ROW EXECUTE FUNCTION bump_activity_rev();
 
 -- +goose Down
+DROP TRIGGER workspaces_access_rev ON workspaces;
+DROP FUNCTION bump_access_rev_of_members();
+DROP TRIGGER memberships_access_rev ON memberships;
+DROP FUNCTION bump_access_rev_of_member();
+DROP TRIGGER users_access_rev ON users;
+DROP FUNCTION bump_own_access_rev();
 DROP TRIGGER plans_rev ON plans;
 DROP TRIGGER snapshots_rev ON snapshots;
 DROP TRIGGER extraction_runs_rev ON extraction_runs;
@@ -94,6 +139,7 @@ DROP TRIGGER decisions_rev ON decisions;
 DROP FUNCTION bump_items_rev();
 DROP TRIGGER messages_rev ON messages;
 DROP FUNCTION bump_messages_rev();
+ALTER TABLE users DROP COLUMN access_rev;
 ALTER TABLE handoffs DROP COLUMN activity_rev;
 ALTER TABLE handoffs DROP COLUMN items_rev;
 ALTER TABLE threads DROP COLUMN messages_rev;

@@ -15,6 +15,35 @@ ALTER TABLE handoffs ADD COLUMN items_rev INTEGER NOT NULL DEFAULT 0;
 -- its items, as items_rev, and its activity log, extraction runs,
 -- snapshots and plans.
 ALTER TABLE handoffs ADD COLUMN activity_rev INTEGER NOT NULL DEFAULT 0;
+-- users.access_rev: the user changed, or their memberships, or the name of
+-- a workspace they are in (what a session reads besides its own row).
+ALTER TABLE users ADD COLUMN access_rev INTEGER NOT NULL DEFAULT 0;
+
+-- +goose StatementBegin
+CREATE TRIGGER users_access_rev_au AFTER UPDATE ON users WHEN NEW.access_rev = OLD.access_rev BEGIN
+    UPDATE users SET access_rev = access_rev + 1 WHERE id = NEW.id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER memberships_access_rev_ai AFTER INSERT ON memberships BEGIN
+    UPDATE users SET access_rev = access_rev + 1 WHERE id = NEW.user_id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER memberships_access_rev_ad AFTER DELETE ON memberships BEGIN
+    UPDATE users SET access_rev = access_rev + 1 WHERE id = OLD.user_id;
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER memberships_access_rev_au AFTER UPDATE ON memberships BEGIN
+    UPDATE users SET access_rev = access_rev + 1 WHERE id IN (OLD.user_id, NEW.user_id);
+END;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE TRIGGER workspaces_access_rev_au AFTER UPDATE OF name ON workspaces BEGIN
+    UPDATE users SET access_rev = access_rev + 1 WHERE id IN (SELECT user_id FROM memberships WHERE workspace_id = NEW.id);
+END;
+-- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER messages_rev_ai AFTER INSERT ON messages BEGIN
@@ -147,6 +176,11 @@ END;
 -- +goose StatementEnd
 
 -- +goose Down
+DROP TRIGGER workspaces_access_rev_au;
+DROP TRIGGER memberships_access_rev_au;
+DROP TRIGGER memberships_access_rev_ad;
+DROP TRIGGER memberships_access_rev_ai;
+DROP TRIGGER users_access_rev_au;
 DROP TRIGGER plans_rev_au;
 DROP TRIGGER plans_rev_ad;
 DROP TRIGGER plans_rev_ai;
@@ -172,6 +206,7 @@ DROP TRIGGER decisions_rev_ai;
 DROP TRIGGER messages_rev_au;
 DROP TRIGGER messages_rev_ad;
 DROP TRIGGER messages_rev_ai;
+ALTER TABLE users DROP COLUMN access_rev;
 ALTER TABLE handoffs DROP COLUMN activity_rev;
 ALTER TABLE handoffs DROP COLUMN items_rev;
 ALTER TABLE threads DROP COLUMN messages_rev;
