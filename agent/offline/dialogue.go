@@ -605,7 +605,7 @@ func optionPicks(lc string, props []proposal) []string {
 			has[p.label] = true
 		}
 	}
-	if len(has) == 0 || !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+	if len(has) == 0 {
 		return nil
 	}
 	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '!' || r == '&' || r == '+' })
@@ -616,6 +616,9 @@ func optionPicks(lc string, props []proposal) []string {
 			bare = false
 			break
 		}
+	}
+	if !bare && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+		return nil
 	}
 	var out []string
 	for k, w := range ws {
@@ -630,6 +633,8 @@ func optionPicks(lc string, props []proposal) []string {
 		case named:
 		case letter && paren:
 		case !letter && bare:
+		case letter && bare && len(ws) > 1:
+			// "B and C": letters and nothing else name lettered items.
 		default:
 			continue
 		}

@@ -1,0 +1,44 @@
+package offline
+
+import (
+	"testing"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// TestHeldOutRules checks the rules added after the held-out transcripts
+// own-26 to own-33 were scored.
+func TestHeldOutRules(t *testing.T) {
+	tests := []struct {
+		name    string
+		msgs    []agent.TranscriptMessage
+		want    [][]string
+		notWant [][]string
+	}{
+		{
+			name: "letters written in the bullet (A) label the item; bare letters pick it",
+			msgs: []agent.TranscriptMessage{
+				u("The nightly report is slow."),
+				a("Options for the cache:\n\n- A) Keep an in-memory map keyed by day.\n- B) Write the totals to a summary table every hour.\n- C) Precompute the report into a static file at midnight.\n\nWhich ones?"),
+				u("B and C"),
+			},
+			want:    [][]string{{"summary table"}, {"static file"}},
+			notWant: [][]string{{"in-memory map"}, {"B)"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := extractT(t, tt.msgs...)
+			for _, w := range tt.want {
+				if !hasDecision(x, w...) {
+					t.Errorf("no decision with %q; got:%s", w, decisionList(x))
+				}
+			}
+			for _, w := range tt.notWant {
+				if hasDecision(x, w...) {
+					t.Errorf("decision with %q reported; got:%s", w, decisionList(x))
+				}
+			}
+		})
+	}
+}
