@@ -297,8 +297,14 @@ func hasWordPrefix(s string, prefixes ...string) bool {
 // ends with a question mark or opens with a hedge ("maybe", "not sure").
 func isQuestion(lower string) bool {
 	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") ||
-		hasWordPrefix(lower, "maybe", "not sure", "perhaps", "i wonder", "wondering")
+		hasWordPrefix(lower, "maybe", "not sure", "perhaps", "i wonder", "wondering") ||
+		(strings.HasPrefix(lower, "wh") || strings.HasPrefix(lower, "how")) && whQuestionRE.MatchString(lower)
 }
+
+// whQuestionRE is a question asked without its question mark: a question
+// word and then a verb that asks ("what can we do about …", "how do we
+// stop …", "how long would it last", "what about the enemies").
+var whQuestionRE = regexp.MustCompile(`^(?:what|how(?: long| much| many| often)?|where|who|why) (?:can|could|do|does|did|should|would|will|is|are|about)\b`)
 
 // isRejection reports whether a lower-cased clause turns something down
 // ("no Redis", "let's not", "no auth yet").
@@ -767,7 +773,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if isDownside {
 				text = downside
 			} else if riskWeakRE.MatchString(s.lower) || words(stripRiskLead(text)) < 5 {
-				if k+1 >= len(ss) {
+				if k+1 >= len(ss) || isQuestion(ss[k+1].lower) {
 					continue
 				}
 				text = ss[k+1].plain

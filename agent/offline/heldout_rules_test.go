@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/agent"
@@ -40,5 +41,27 @@ func TestHeldOutRules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQuestionWithoutMark checks that a question asked without its
+// question mark ("what can we do about …") is neither a concern nor what a
+// concern before it refers to.
+func TestQuestionWithoutMark(t *testing.T) {
+	for _, q := range []string{"what can we do about accidental deletes", "how do we stop accidental deletes", "how long would the cleanup take then"} {
+		x := extractT(t, u("Reads go to the replica."), a("Replica lag means a user can read stale data right after a write."), u("that's a real risk. "+q))
+		for _, r := range x.Risks {
+			if strings.Contains(strings.ToLower(r.Description), q[:8]) {
+				t.Errorf("%q reported as a risk: %q", q, r.Description)
+			}
+		}
+		if !isQuestion(q) {
+			t.Errorf("isQuestion(%q) = false", q)
+		}
+	}
+	for _, s := range []string{"what we need is a cache", "however you like", "which does the same in one statement"} {
+		if isQuestion(s) {
+			t.Errorf("isQuestion(%q) = true", s)
+		}
 	}
 }
