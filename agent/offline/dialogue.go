@@ -857,11 +857,18 @@ func asksFact(t *transcript, j int) bool {
 	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
 		if isQuestion(ss[k].lower) {
 			q := ss[k].lower
+			if factTagRE.MatchString(q) {
+				return true // "the team looks at same-day numbers, I assume?"
+			}
 			return factQuestionRE.MatchString(q) && !strings.Contains(q, " or ") && !strings.HasPrefix(q, "do you want") && !strings.HasPrefix(q, "should")
 		}
 	}
 	return false
 }
+
+// factTagRE is a statement turned into a question by a tag ("…, I
+// assume?", "…, right?"): it asks to confirm how things are.
+var factTagRE = regexp.MustCompile(`,\s*(?:i assume|i presume|i guess|i take it|i suppose|right|correct|yes|true)\?\s*$`)
 
 // reportedAskRE finds a question reported rather than asked.
 var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)

@@ -65,3 +65,16 @@ func TestQuestionWithoutMark(t *testing.T) {
 		}
 	}
 }
+
+// TestTagQuestionAsksFact checks that the answer to a statement with a
+// question tag ("…, I assume?") states a fact, not a decision.
+func TestTagQuestionAsksFact(t *testing.T) {
+	for _, tag := range []string{"I assume?", "right?"} {
+		x := extractT(t, u("Exports are slow to open."),
+			a("Two ways:\n\n1. **Compress**: gzip the file.\n2. **Split**: one file per month.\n\nI'd start with 1. Option 2 is tempting but the team looks at same-day numbers, "+tag),
+			u("yes same day matters"))
+		if hasDecision(x, "same day") {
+			t.Errorf("answer to a tag question %q reported as a decision:%s", tag, decisionList(x))
+		}
+	}
+}
