@@ -769,6 +769,11 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
 				continue
 			}
+			// "On the actual bug, two separate issues:" introduces the
+			// list under it; the concerns are its items.
+			if !s.bullet && words(s.plain) <= 8 && k+1 < len(ss) && ss[k+1].bullet && strings.HasSuffix(strings.TrimSpace(s.raw), ":") {
+				continue
+			}
 			text := s.plain
 			if isDownside {
 				text = downside

@@ -78,3 +78,15 @@ func TestTagQuestionAsksFact(t *testing.T) {
 		}
 	}
 }
+
+// TestListLeadIsNoRisk checks that a short line introducing a list ("On
+// the actual bug, two separate issues:") is not itself a concern.
+func TestListLeadIsNoRisk(t *testing.T) {
+	x := extractT(t, u("The nightly build fails."),
+		a("On the actual bug, two separate issues:\n\n1. The cache key ignores the lockfile, so stale modules get restored.\n2. The test runner times out after 10 minutes on the slow runners."))
+	for _, r := range x.Risks {
+		if strings.Contains(r.Description, "two separate issues") {
+			t.Errorf("list lead reported as a risk: %q", r.Description)
+		}
+	}
+}
