@@ -90,3 +90,18 @@ func TestListLeadIsNoRisk(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlingIsNoRisk checks that what we do when something fails is the
+// handling, not a concern, while what we lose then still is one.
+func TestHandlingIsNoRisk(t *testing.T) {
+	x := extractT(t, u("How do writes work?"), a("Writes go to a queue table first. If the insert fails, we return an error code so the sender re-sends."))
+	for _, r := range x.Risks {
+		if strings.Contains(r.Description, "insert fails") {
+			t.Errorf("handling reported as a risk: %q", r.Description)
+		}
+	}
+	x = extractT(t, u("How do writes work?"), a("Writes go to a queue table first. If the disk fills up, we lose every queued write."))
+	if len(x.Risks) == 0 {
+		t.Errorf("a loss after a condition is no longer a risk")
+	}
+}

@@ -150,6 +150,10 @@ func containsAny(s string, subs ...string) bool {
 // concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
 var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?|assert|verify|ensure|since we)\b`)
 
+// weHandleRE is a condition and what we do then: "if the insert fails,
+// we return AE …".
+var weHandleRE = regexp.MustCompile(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i) (?:then )?[a-z]+.*)$`)
+
 // notConcern reports whether s, though it has a risk word, proposes rather
 // than warns: a fix, one of the options on offer, or a user's remark that
 // voices no worry.
@@ -165,6 +169,12 @@ func notConcern(t *transcript, s sentence) bool {
 	}
 	if s.role == agent.RoleUser {
 		return !userConcernRE.MatchString(s.lower)
+	}
+	// "If the insert fails, we return AE so the sender retries": what
+	// we do when something fails is the handling, not a concern, unless
+	// what follows has a risk word of its own.
+	if m := weHandleRE.FindStringSubmatch(lc); m != nil && !riskCues.match(m[1]) {
+		return true
 	}
 	if s.bullet {
 		for _, p := range t.assistantProposals(s.msg) {
