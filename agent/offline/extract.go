@@ -384,12 +384,30 @@ func userClauses(s string) []string {
 	return out
 }
 
+// commitRE opens a change the user says they are making: "we're dropping
+// TGA", "we are moving the docs to the wiki".
+var commitRE = regexp.MustCompile(`^(?:we're|we are) (?:now |also )?([a-z]+ing)\b`)
+
+// changeIng are the verbs of a change in progress ("we're dropping X"),
+// unlike those of a state ("we're running Postgres 15", "we're seeing
+// errors").
+var changeIng = wordSet(`dropping removing moving switching migrating replacing retiring deprecating killing keeping sticking standardizing standardising banning adding splitting merging pinning`)
+
+// commits reports whether a user's clause in reply to the assistant,
+// lower-cased and without its acknowledgement, states a decision of the
+// user's own: a change they are making. The opening message states the
+// goal the conversation is about, not a decision taken in it.
+func commits(unled string, prev int) bool {
+	m := commitRE.FindStringSubmatch(unled)
+	return prev >= 0 && m != nil && changeIng[m[1]]
+}
+
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
 	unled := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
-	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc):
+	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc) || commits(unled, prev):
 		conf = 0.9
 	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]):
 		conf = 0.75

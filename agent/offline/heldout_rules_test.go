@@ -105,3 +105,21 @@ func TestHandlingIsNoRisk(t *testing.T) {
 		t.Errorf("a loss after a condition is no longer a risk")
 	}
 }
+
+// TestUserChangeInProgress checks that a change the user says they are
+// making ("we're dropping X") is their decision, while a state ("we're
+// seeing errors") and the goal of the opening message are not.
+func TestUserChangeInProgress(t *testing.T) {
+	x := extractT(t, u("Imports are slow."), a("I'd cache the parsed files per folder."), u("fine. also we're dropping XML as an input format, JSON only from now on"))
+	if !hasDecision(x, "dropping XML") {
+		t.Errorf("the user's own change is no decision; got:%s", decisionList(x))
+	}
+	x = extractT(t, u("Imports are slow."), a("I'd cache the parsed files per folder."), u("we're seeing timeouts on the big folders"))
+	if hasDecision(x, "timeouts") {
+		t.Errorf("a state reported as a decision; got:%s", decisionList(x))
+	}
+	x = extractT(t, u("We're moving our imports off XML to JSON, because the partners asked."), a("Then the parser needs a JSON schema."))
+	if hasDecision(x, "moving our imports") {
+		t.Errorf("the opening goal reported as a decision; got:%s", decisionList(x))
+	}
+}
