@@ -123,3 +123,12 @@ func TestUserChangeInProgress(t *testing.T) {
 		t.Errorf("the opening goal reported as a decision; got:%s", decisionList(x))
 	}
 }
+
+// TestLetsKeepsWholeVerb checks that "let's" is cut before a verb that
+// only starts like "do" or "use" ("let's document …"), not inside it.
+func TestLetsKeepsWholeVerb(t *testing.T) {
+	x := extractT(t, u("Setup is confusing."), a("The steps are spread over three READMEs."), u("let's document the whole setup in docs/setup.md"))
+	if !hasDecision(x, "Document the whole setup") {
+		t.Errorf("the verb is cut; got:%s", decisionList(x))
+	}
+}
