@@ -919,7 +919,10 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 				n++
 			}
 		}
-		if n > bestN {
+		// Of two names echoed as much, the one the clause says more of
+		// wins: "tenant by tenant" names "Tenant by tenant", not
+		// "Hand-rolled Current.tenant plus explicit where(tenant_id)".
+		if n > bestN || n == bestN && n > 0 && len(p.title) < len(props[best].title) {
 			best, bestN = k, n
 		}
 	}
@@ -1043,6 +1046,17 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		return d
 	}
 	return nil
+}
+
+// reversalCore returns what a clause that changes course names: without
+// "let's do", "after all" or "instead", and before ", but …".
+func reversalCore(lc string) string {
+	head, _, _ := strings.Cut(lc, ", but ")
+	head = strings.TrimSpace(unlead(letsRE, strings.TrimSpace(unlead(leadRE, head))))
+	for _, tail := range []string{" after all", " instead"} {
+		head = strings.TrimSuffix(strings.TrimRight(head, ".! "), tail)
+	}
+	return head
 }
 
 // isPureAcceptance reports whether a clause says yes and nothing more.
@@ -1185,6 +1199,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
+					} else if d := earlierPick(t, i, prev, reversalCore(lc), props); d != nil && reversalCues.match(lc) {
+						// "let's do big bang after all, but rehearse it
+						// first": an option offered before, taken back up.
+						cands = append(cands, d)
+						continue
 					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 {
 						// "Homegrown, flags table in our existing postgres":
 						// an option named first, then said in full.

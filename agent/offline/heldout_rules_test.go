@@ -132,3 +132,20 @@ func TestLetsKeepsWholeVerb(t *testing.T) {
 		t.Errorf("the verb is cut; got:%s", decisionList(x))
 	}
 }
+
+// TestEchoAndReversalPicks checks that of two option names a clause echoes
+// as much, the one it says more of is picked, and that a change of course
+// naming an option offered before ("big bang after all") replaces the
+// earlier pick from that list.
+func TestEchoAndReversalPicks(t *testing.T) {
+	opts := "Two ways to migrate:\n\n- Hand-rolled tenant_id scoping in a before filter, then copy.\n- **Tenant by tenant**: copy one tenant per night behind a flag.\n- **Big bang**: copy every schema in one maintenance window.\n\nWhich one?"
+	x := extractT(t, u("Move off schemas."), a(opts), u("tenant by tenant"))
+	if !hasDecision(x, "one tenant per night") || hasDecision(x, "Hand-rolled") {
+		t.Errorf("the fuller echo is not picked; got:%s", decisionList(x))
+	}
+	x = extractT(t, u("Move off schemas."), a(opts), u("tenant by tenant"),
+		a("That takes about six weeks of nightly batches."), u("too long. let's do big bang after all, but rehearse it first"))
+	if !hasDecision(x, "maintenance window") || hasDecision(x, "one tenant per night") {
+		t.Errorf("the option taken back up does not replace the earlier pick; got:%s", decisionList(x))
+	}
+}
