@@ -605,8 +605,8 @@ func optionPicks(lc string, props []proposal) []string {
 			has[p.label] = true
 		}
 	}
-	if len(has) == 0 {
-		return nil
+	if len(has) == 0 || len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+		return nil // too long to be only letters ("B and C")
 	}
 	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '!' || r == '&' || r == '+' })
 	bare := true // only labels and filler words
@@ -1048,6 +1048,14 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 	return nil
 }
 
+// reversalPick is earlierPick for a clause that changes course.
+func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
+	if !reversalCues.match(lc) {
+		return nil
+	}
+	return earlierPick(t, i, prev, reversalCore(lc), props)
+}
+
 // reversalCore returns what a clause that changes course names: without
 // "let's do", "after all" or "instead", and before ", but …".
 func reversalCore(lc string) string {
@@ -1199,7 +1207,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
-					} else if d := earlierPick(t, i, prev, reversalCore(lc), props); d != nil && reversalCues.match(lc) {
+					} else if d := reversalPick(t, i, prev, lc, props); d != nil {
 						// "let's do big bang after all, but rehearse it
 						// first": an option offered before, taken back up.
 						cands = append(cands, d)

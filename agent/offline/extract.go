@@ -398,8 +398,11 @@ var changeIng = wordSet(`dropping removing moving switching migrating replacing 
 // user's own: a change they are making. The opening message states the
 // goal the conversation is about, not a decision taken in it.
 func commits(unled string, prev int) bool {
+	if prev < 0 || !strings.HasPrefix(unled, "we") {
+		return false
+	}
 	m := commitRE.FindStringSubmatch(unled)
-	return prev >= 0 && m != nil && changeIng[m[1]]
+	return m != nil && changeIng[m[1]]
 }
 
 // decide turns a user clause into a decision when it agrees to something.

@@ -173,8 +173,10 @@ func notConcern(t *transcript, s sentence) bool {
 	// "If the insert fails, we return AE so the sender retries": what
 	// we do when something fails is the handling, not a concern, unless
 	// what follows has a risk word of its own.
-	if m := weHandleRE.FindStringSubmatch(lc); m != nil && !riskCues.match(m[1]) {
-		return true
+	if hasWordPrefix(lc, "if", "when", "whenever") {
+		if m := weHandleRE.FindStringSubmatch(lc); m != nil && !riskCues.match(m[1]) {
+			return true
+		}
 	}
 	if s.bullet {
 		for _, p := range t.assistantProposals(s.msg) {
