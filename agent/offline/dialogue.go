@@ -984,6 +984,10 @@ func echoes(set tokenSet, w string) bool {
 	if _, ok := set[w]; ok {
 		return true
 	}
+	// "create/update": either word, when it is no path.
+	if a, b, ok := strings.Cut(w, "/"); ok && a != "" && b != "" && !strings.Contains(b, "/") && !strings.Contains(w, ".") {
+		return echoes(set, a) || echoes(set, b)
+	}
 	bare := w
 	if strings.Contains(w, "-") {
 		bare = strings.ReplaceAll(w, "-", "")
@@ -1161,6 +1165,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							picked[k] = 0.9
 							break
 						}
+					}
+				}
+				if _, rest, ok := strings.Cut(lc, ", and "); ok && len(labels) > 0 && len(optionPicks(rest, props)) == 0 {
+					// "Option 1, and the conditional update too": a
+					// second pick, by name.
+					if k := echoPick(t, rest, props); k >= 0 {
+						picked[k] = max(picked[k], 0.8)
 					}
 				}
 				if len(labels) == 0 && strings.Contains(lc, "you") && deferRE.MatchString(lc) {

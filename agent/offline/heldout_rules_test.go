@@ -149,3 +149,28 @@ func TestEchoAndReversalPicks(t *testing.T) {
 		t.Errorf("the option taken back up does not replace the earlier pick; got:%s", decisionList(x))
 	}
 }
+
+// TestSecondPickAfterLabel checks that a clause picking an option by its
+// number can go on to pick another by name ("Option 1, and the nightly
+// dedup too"), and that a name joined by a slash ("create/update") is
+// echoed by either of its words.
+func TestSecondPickAfterLabel(t *testing.T) {
+	opts := "Options for the import:\n\n1. **Queue table**: write each row to a queue table first.\n2. **Direct**: post rows straight to the API.\n\nFor duplicates:\n\n- Use conditional create/update on the customer record keyed by email.\n- Run a nightly dedup job over all customers.\n\nI'd go with 1."
+	x := extractT(t, u("Imports duplicate customers."), a(opts), u("Option 1, and the conditional update for both too."))
+	if !hasDecision(x, "queue table") || !hasDecision(x, "create/update") {
+		t.Errorf("the second pick is lost; got:%s", decisionList(x))
+	}
+	if hasDecision(x, "nightly dedup") {
+		t.Errorf("an option not picked is reported; got:%s", decisionList(x))
+	}
+}
+
+// TestSlashNameEchoes checks that either word of "create/update" echoes it.
+func TestSlashNameEchoes(t *testing.T) {
+	if !echoes(newTokenSet("update"), "create/update") || !echoes(newTokenSet("read"), "read/write") {
+		t.Errorf("a word of a slash-joined name does not echo it")
+	}
+	if echoes(newTokenSet("main"), "cmd/main.go") {
+		t.Errorf("a word of a file path echoes it")
+	}
+}
