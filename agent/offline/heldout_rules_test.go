@@ -174,3 +174,14 @@ func TestSlashNameEchoes(t *testing.T) {
 		t.Errorf("a word of a file path echoes it")
 	}
 }
+
+// TestAsideBeforeSecondInstruction checks that a long proposal is not cut
+// at ", which" when a second instruction follows the aside.
+func TestAsideBeforeSecondInstruction(t *testing.T) {
+	x := extractT(t, u("Bulk imports slow the site down."),
+		a("Cleaner: give the importer its own queues, bulk-import and bulk-retry, which only the workers on the batch hosts consume, and don't share them with the web tier."),
+		u("Yes, do that."))
+	if !hasDecision(x, "which only the workers", "and don't") {
+		t.Errorf("the second instruction is cut; got:%s", decisionList(x))
+	}
+}
