@@ -185,3 +185,18 @@ func TestAsideBeforeSecondInstruction(t *testing.T) {
 		t.Errorf("the second instruction is cut; got:%s", decisionList(x))
 	}
 }
+
+// TestInsteadOfTurnsDownWhatFollows checks that "instead of" turns down
+// only a file named after it.
+func TestInsteadOfTurnsDownWhatFollows(t *testing.T) {
+	x := extractT(t, u("Queries leak rows."),
+		a("Add `config/initializers/tenancy.rb` with strict mode on, so a query without a tenant raises instead of returning all rows."),
+		u("ok"), a("And write the export to `exports/new_report.rb` instead of `exports/old_report.rb`."), u("fine"))
+	has := map[string]bool{}
+	for _, f := range x.FilesReferenced {
+		has[f.Path] = true
+	}
+	if !has["config/initializers/tenancy.rb"] || !has["exports/new_report.rb"] || has["exports/old_report.rb"] {
+		t.Errorf("files: %v", has)
+	}
+}
