@@ -13,7 +13,7 @@ import (
 var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml yaml yml json md mdx sql tf
 	tfvars tfstate sh bash zsh rb php cs c h cc cpp hpp swift html htm css scss sass less txt cfg ini conf
 	env lock gradle xml proto graphql gql vue svelte csv dart ex exs scala templ erb jinja j2 tmpl hcl
-	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl
+	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl rake gemspec
 	dockerfile makefile nix cue bzl bazel gd tscn tres gdshader shader glsl hlsl ino s asm ld zig nim hs ml elm erl hrl prisma
 	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag`)
 

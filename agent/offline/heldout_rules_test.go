@@ -200,3 +200,12 @@ func TestInsteadOfTurnsDownWhatFollows(t *testing.T) {
 		t.Errorf("files: %v", has)
 	}
 }
+
+// TestRubyTaskFiles checks that Rake and gemspec files are files.
+func TestRubyTaskFiles(t *testing.T) {
+	for _, p := range []string{"lib/tasks/cleanup.rake", "mylib.gemspec"} {
+		if !looksLikeFile(p) {
+			t.Errorf("%s is not read as a file", p)
+		}
+	}
+}
