@@ -125,7 +125,7 @@ var (
 	// factVerbs make a statement of how things are when they come among
 	// its first words: "X is Y", "the backend has to …", "the loader
 	// reads …", "the client needs …".
-	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live`)
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live matters matter`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick

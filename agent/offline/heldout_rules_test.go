@@ -209,3 +209,14 @@ func TestRubyTaskFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestMattersIsAFact checks that "X matters" says how things are: it
+// decides nothing.
+func TestMattersIsAFact(t *testing.T) {
+	x := extractT(t, u("Events arrive out of order."),
+		a("ACK after the insert commits:\n\n- The id is stored with a unique constraint, so a re-sent event is ignored.\n\nThe worker, `app/worker.py`, picks unprocessed rows in order with `SELECT ... FOR UPDATE SKIP LOCKED`, converts, sends, and marks them done.\n\nA risk you should know about: ordering. An update can arrive right after the create; if two workers ran in parallel, the update could land first."),
+		u("ordering matters yes. single worker?"))
+	if hasDecision(x, "ordering matters") {
+		t.Errorf("a remark on what matters reported as a decision:%s", decisionList(x))
+	}
+}
