@@ -220,3 +220,12 @@ func TestMattersIsAFact(t *testing.T) {
 		t.Errorf("a remark on what matters reported as a decision:%s", decisionList(x))
 	}
 }
+
+// TestLongConcernLead checks that a concern's lead ("There is a risk with
+// X plus Y:") is left out even when what it names runs long.
+func TestLongConcernLead(t *testing.T) {
+	x := extractT(t, u("Exports?"), a("There is a risk with the nightly export plus a manual run: if both start at once, the same file is overwritten halfway through."))
+	if len(x.Risks) == 0 || !strings.HasPrefix(x.Risks[0].Description, "If both start at once") {
+		t.Errorf("risks: %+v", x.Risks)
+	}
+}

@@ -16,7 +16,7 @@ var (
 	// concernLeadRE is a lead-in that announces a concern before stating
 	// it ("The flip side is the real issue:", "One more long-term concern:",
 	// "The downside is bluntness —").
-	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up)\b[^:;—–]{0,30}(?::|\s[—–])\s+`)
+	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up)\b[^:;—–]{0,50}(?::|\s[—–])\s+`)
 	// concernWords gate concernLeadRE, which is slow to fail.
 	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up`)
 	// mitigationHint gates mitigationRE.
