@@ -239,6 +239,14 @@ func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
 // ", which", "because") when what is left still says something.
 func mainClause(s string) string {
 	if loc := clauseCutRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 3 {
+		// "Give mobile its own endpoints, which return tokens in the
+		// body, and don't enable CORS on them": with a second instruction
+		// after it, the aside is part of what is proposed.
+		if _, then, ok := strings.Cut(s[loc[1]:], ", and "); ok {
+			if lt := strings.ToLower(then); imperative(lt) || hasWordPrefix(lt, "don't", "do not", "never") {
+				return s
+			}
+		}
 		return s[:loc[0]]
 	}
 	return s

@@ -125,7 +125,7 @@ var (
 	// factVerbs make a statement of how things are when they come among
 	// its first words: "X is Y", "the backend has to …", "the loader
 	// reads …", "the client needs …".
-	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live`)
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live matters matter`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
@@ -605,8 +605,8 @@ func optionPicks(lc string, props []proposal) []string {
 			has[p.label] = true
 		}
 	}
-	if len(has) == 0 || !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
-		return nil
+	if len(has) == 0 || len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+		return nil // too long to be only letters ("B and C")
 	}
 	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '!' || r == '&' || r == '+' })
 	bare := true // only labels and filler words
@@ -616,6 +616,9 @@ func optionPicks(lc string, props []proposal) []string {
 			bare = false
 			break
 		}
+	}
+	if !bare && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+		return nil
 	}
 	var out []string
 	for k, w := range ws {
@@ -630,6 +633,8 @@ func optionPicks(lc string, props []proposal) []string {
 		case named:
 		case letter && paren:
 		case !letter && bare:
+		case letter && bare && len(ws) > 1:
+			// "B and C": letters and nothing else name lettered items.
 		default:
 			continue
 		}
@@ -852,11 +857,18 @@ func asksFact(t *transcript, j int) bool {
 	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
 		if isQuestion(ss[k].lower) {
 			q := ss[k].lower
+			if factTagRE.MatchString(q) {
+				return true // "the team looks at same-day numbers, I assume?"
+			}
 			return factQuestionRE.MatchString(q) && !strings.Contains(q, " or ") && !strings.HasPrefix(q, "do you want") && !strings.HasPrefix(q, "should")
 		}
 	}
 	return false
 }
+
+// factTagRE is a statement turned into a question by a tag ("…, I
+// assume?", "…, right?"): it asks to confirm how things are.
+var factTagRE = regexp.MustCompile(`,\s*(?:i assume|i presume|i guess|i take it|i suppose|right|correct|yes|true)\?\s*$`)
 
 // reportedAskRE finds a question reported rather than asked.
 var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
@@ -907,7 +919,10 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 				n++
 			}
 		}
-		if n > bestN {
+		// Of two names echoed as much, the one the clause says more of
+		// wins: "tenant by tenant" names "Tenant by tenant", not
+		// "Hand-rolled Current.tenant plus explicit where(tenant_id)".
+		if n > bestN || n == bestN && n > 0 && len(p.title) < len(props[best].title) {
 			best, bestN = k, n
 		}
 	}
@@ -968,6 +983,10 @@ func echoItems(lc string, props []proposal) []int {
 func echoes(set tokenSet, w string) bool {
 	if _, ok := set[w]; ok {
 		return true
+	}
+	// "create/update": either word, when it is no path.
+	if a, b, ok := strings.Cut(w, "/"); ok && a != "" && b != "" && !strings.Contains(b, "/") && !strings.Contains(w, ".") {
+		return echoes(set, a) || echoes(set, b)
 	}
 	bare := w
 	if strings.Contains(w, "-") {
@@ -1031,6 +1050,25 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		return d
 	}
 	return nil
+}
+
+// reversalPick is earlierPick for a clause that changes course.
+func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
+	if !reversalCues.match(lc) {
+		return nil
+	}
+	return earlierPick(t, i, prev, reversalCore(lc), props)
+}
+
+// reversalCore returns what a clause that changes course names: without
+// "let's do", "after all" or "instead", and before ", but …".
+func reversalCore(lc string) string {
+	head, _, _ := strings.Cut(lc, ", but ")
+	head = strings.TrimSpace(unlead(letsRE, strings.TrimSpace(unlead(leadRE, head))))
+	for _, tail := range []string{" after all", " instead"} {
+		head = strings.TrimSuffix(strings.TrimRight(head, ".! "), tail)
+	}
+	return head
 }
 
 // isPureAcceptance reports whether a clause says yes and nothing more.
@@ -1129,6 +1167,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						}
 					}
 				}
+				if _, rest, ok := strings.Cut(lc, ", and "); ok && len(labels) > 0 && len(optionPicks(rest, props)) == 0 {
+					// "Option 1, and the conditional update too": a
+					// second pick, by name.
+					if k := echoPick(t, rest, props); k >= 0 {
+						picked[k] = max(picked[k], 0.8)
+					}
+				}
 				if len(labels) == 0 && strings.Contains(lc, "you") && deferRE.MatchString(lc) {
 					// "go with your recommendation": what the assistant
 					// recommended, the option it names if it names one.
@@ -1173,6 +1218,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
+					} else if d := reversalPick(t, i, prev, lc, props); d != nil {
+						// "let's do big bang after all, but rehearse it
+						// first": an option offered before, taken back up.
+						cands = append(cands, d)
+						continue
 					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 {
 						// "Homegrown, flags table in our existing postgres":
 						// an option named first, then said in full.

@@ -206,7 +206,7 @@ var (
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
-	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:go with|do|use|go for|stick with|keep)?\s*(?:your\s+)?`)
+	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|use|go for|stick with|keep)\b)?\s*(?:your\s+)?`)
 	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
 )
 
@@ -297,8 +297,14 @@ func hasWordPrefix(s string, prefixes ...string) bool {
 // ends with a question mark or opens with a hedge ("maybe", "not sure").
 func isQuestion(lower string) bool {
 	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") ||
-		hasWordPrefix(lower, "maybe", "not sure", "perhaps", "i wonder", "wondering")
+		hasWordPrefix(lower, "maybe", "not sure", "perhaps", "i wonder", "wondering") ||
+		(strings.HasPrefix(lower, "wh") || strings.HasPrefix(lower, "how")) && whQuestionRE.MatchString(lower)
 }
+
+// whQuestionRE is a question asked without its question mark: a question
+// word and then a verb that asks ("what can we do about …", "how do we
+// stop …", "how long would it last", "what about the enemies").
+var whQuestionRE = regexp.MustCompile(`^(?:what|how(?: long| much| many| often)?|where|who|why) (?:can|could|do|does|did|should|would|will|is|are|about)\b`)
 
 // isRejection reports whether a lower-cased clause turns something down
 // ("no Redis", "let's not", "no auth yet").
@@ -378,12 +384,33 @@ func userClauses(s string) []string {
 	return out
 }
 
+// commitRE opens a change the user says they are making: "we're dropping
+// TGA", "we are moving the docs to the wiki".
+var commitRE = regexp.MustCompile(`^(?:we're|we are) (?:now |also )?([a-z]+ing)\b`)
+
+// changeIng are the verbs of a change in progress ("we're dropping X"),
+// unlike those of a state ("we're running Postgres 15", "we're seeing
+// errors").
+var changeIng = wordSet(`dropping removing moving switching migrating replacing retiring deprecating killing keeping sticking standardizing standardising banning adding splitting merging pinning`)
+
+// commits reports whether a user's clause in reply to the assistant,
+// lower-cased and without its acknowledgement, states a decision of the
+// user's own: a change they are making. The opening message states the
+// goal the conversation is about, not a decision taken in it.
+func commits(unled string, prev int) bool {
+	if prev < 0 || !strings.HasPrefix(unled, "we") {
+		return false
+	}
+	m := commitRE.FindStringSubmatch(unled)
+	return m != nil && changeIng[m[1]]
+}
+
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
 	unled := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
-	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc):
+	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc) || commits(unled, prev):
 		conf = 0.9
 	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]):
 		conf = 0.75
@@ -763,11 +790,16 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
 				continue
 			}
+			// "On the actual bug, two separate issues:" introduces the
+			// list under it; the concerns are its items.
+			if !s.bullet && words(s.plain) <= 8 && k+1 < len(ss) && ss[k+1].bullet && strings.HasSuffix(strings.TrimSpace(s.raw), ":") {
+				continue
+			}
 			text := s.plain
 			if isDownside {
 				text = downside
 			} else if riskWeakRE.MatchString(s.lower) || words(stripRiskLead(text)) < 5 {
-				if k+1 >= len(ss) {
+				if k+1 >= len(ss) || isQuestion(ss[k+1].lower) {
 					continue
 				}
 				text = ss[k+1].plain

@@ -13,7 +13,7 @@ import (
 var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml yaml yml json md mdx sql tf
 	tfvars tfstate sh bash zsh rb php cs c h cc cpp hpp swift html htm css scss sass less txt cfg ini conf
 	env lock gradle xml proto graphql gql vue svelte csv dart ex exs scala templ erb jinja j2 tmpl hcl
-	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl
+	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl rake gemspec
 	dockerfile makefile nix cue bzl bazel gd tscn tres gdshader shader glsl hlsl ino s asm ld zig nim hs ml elm erl hrl prisma
 	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag`)
 
@@ -97,15 +97,22 @@ func findFiles(sents []sentence) []fileMention {
 				if !changeKnown {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
+				lc := strings.ToLower(clause)
 				if !negKnown {
-					lc := strings.ToLower(clause)
 					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc), true
+				}
+				negative := neg
+				if neg && strings.Contains(lc, "instead of") {
+					// "instead of" turns down what follows it: "X.rb,
+					// so a query raises instead of returning all rows"
+					// keeps X.rb.
+					negative = turnsDownFile(lc, strings.ToLower(cand))
 				}
 				out = append(out, fileMention{
 					path:     p,
 					msg:      s.msg,
 					sentence: s.plain,
-					negative: neg,
+					negative: negative,
 					change:   change,
 					bullet:   s.bullet && s.first,
 					user:     s.role == agent.RoleUser,
@@ -114,6 +121,17 @@ func findFiles(sents []sentence) []fileMention {
 		}
 	}
 	return out
+}
+
+// turnsDownFile reports whether the lower-cased clause lc turns down the
+// file named cand: some other negation does, or cand comes after the
+// clause's "instead of".
+func turnsDownFile(lc, cand string) bool {
+	if fileNegRE.MatchString(strings.ReplaceAll(lc, "instead of", "")) {
+		return true
+	}
+	k := strings.Index(lc, "instead of")
+	return strings.Index(lc[k:], cand) >= 0
 }
 
 // mayNameFile is a quick test that text could hold a file name: a dot

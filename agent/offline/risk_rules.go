@@ -16,7 +16,7 @@ var (
 	// concernLeadRE is a lead-in that announces a concern before stating
 	// it ("The flip side is the real issue:", "One more long-term concern:",
 	// "The downside is bluntness —").
-	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up)\b[^:;—–]{0,30}(?::|\s[—–])\s+`)
+	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up)\b[^:;—–]{0,50}(?::|\s[—–])\s+`)
 	// concernWords gate concernLeadRE, which is slow to fail.
 	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up`)
 	// mitigationHint gates mitigationRE.
@@ -150,6 +150,10 @@ func containsAny(s string, subs ...string) bool {
 // concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
 var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?|assert|verify|ensure|since we)\b`)
 
+// weHandleRE is a condition and what we do then: "if the insert fails,
+// we return AE …".
+var weHandleRE = regexp.MustCompile(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i) (?:then )?[a-z]+.*)$`)
+
 // notConcern reports whether s, though it has a risk word, proposes rather
 // than warns: a fix, one of the options on offer, or a user's remark that
 // voices no worry.
@@ -165,6 +169,14 @@ func notConcern(t *transcript, s sentence) bool {
 	}
 	if s.role == agent.RoleUser {
 		return !userConcernRE.MatchString(s.lower)
+	}
+	// "If the insert fails, we return AE so the sender retries": what
+	// we do when something fails is the handling, not a concern, unless
+	// what follows has a risk word of its own.
+	if hasWordPrefix(lc, "if", "when", "whenever") {
+		if m := weHandleRE.FindStringSubmatch(lc); m != nil && !riskCues.match(m[1]) {
+			return true
+		}
 	}
 	if s.bullet {
 		for _, p := range t.assistantProposals(s.msg) {

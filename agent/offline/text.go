@@ -30,7 +30,7 @@ type sentence struct {
 
 var (
 	bulletRE  = regexp.MustCompile(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\))\s+`)
-	letterRE  = regexp.MustCompile(`^\(([a-h])\)\s+`)
+	letterRE  = regexp.MustCompile(`^(?:\(([a-hA-H])\)|([a-hA-H])\))\s+`)
 	headingRE = regexp.MustCompile(`^\s*#{1,6}\s`)
 	emphMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 )
@@ -112,7 +112,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			s.label = g[1] + strings.ToLower(g[2])
 			t = t[len(g[0]):]
 			if l := letterRE.FindStringSubmatch(t); l != nil {
-				s.label = l[1]
+				s.label = strings.ToLower(l[1] + l[2])
 				t = t[len(l[0]):]
 			}
 		}
