@@ -66,10 +66,29 @@ func TestKeptReadsFollowEveryWriter(t *testing.T) {
 	if again := heads(); again[0].Pinned || again[0].Role != RoleUser {
 		t.Fatalf("changing the heads read changed the next read: %+v", again[0])
 	}
+	ready := func() ReadyState {
+		t.Helper()
+		var r ReadyState
+		for range 2 { // as above: the second read comes from the cache
+			var err error
+			_, r, err = db.FindThreadWithReadyState(ctx, th.ID)
+			check("find ready state", err)
+		}
+		if want, err := db.FindReadyState(ctx, th.ID); err != nil || want != r {
+			t.Fatalf("FindThreadWithReadyState's ready state %+v, FindReadyState's %+v (%v)", r, want, err)
+		}
+		return r
+	}
+	if r := ready(); r.HandoffID != "" {
+		t.Fatalf("a thread without a handoff is ready as %+v", r)
+	}
 	_, _, err = other.PinMessage(ctx, th.ID, a.ID)
 	check("pin", err)
 	if got := heads(); !got[1].Pinned {
 		t.Fatalf("after a pin elsewhere, heads = %+v", got[1])
+	}
+	if r := ready(); r.HandoffID == "" || r.Pins != 1 {
+		t.Fatalf("after a pin elsewhere, the thread is ready as %+v", r)
 	}
 	q2, err := other.CreateMessage(ctx, MessageCreate{ThreadID: th.ID, Role: RoleUser, Content: "And the burst?"})
 	check("create message", err)
@@ -104,6 +123,11 @@ func TestKeptReadsFollowEveryWriter(t *testing.T) {
 	h := handoff()
 	if len(h.Decisions) != 1 || h.Decisions[0].Content != "Use Redis." {
 		t.Fatalf("after the pin, decisions = %+v", h.Decisions)
+	}
+	_, err = other.StartExtractionRun(ctx, h.ID)
+	check("start extraction", err)
+	if r := ready(); r.LastRunStatus != RunRunning || r.Pins != 1 {
+		t.Fatalf("after an extraction started elsewhere, the thread is ready as %+v", r)
 	}
 	_, _, err = other.CreateDecision(ctx, h.ID, DecisionCreate{Content: "Answer 429 with Retry-After"}, 0)
 	check("create decision", err)

@@ -48,13 +48,14 @@ type DB struct {
 	stmts sync.Map // query -> *sql.Stmt
 	// hub delivers Notify's payloads to Listen's channels (job.go).
 	hub hub
-	// heads, items and timelines keep the message heads of threads, and
-	// the items and activity of handoffs, and access the users signed in,
-	// as pages read them on every view, under revisions the database
-	// moves on (revcache.go).
+	// heads, items, timelines and ready keep the message heads of threads,
+	// the items, activity and ready state of handoffs, and access the users
+	// signed in, as pages read them on every view, under revisions the
+	// database moves on (revcache.go).
 	heads     *revCache[[]Message]
 	items     *revCache[handoffItems]
 	timelines *revCache[[]Activity]
+	ready     *revCache[ReadyState] // by handoff, under its activity_rev
 	access    *revCache[userAccess] // users and their workspaces, for sessions
 }
 
@@ -96,7 +97,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // exists. Errors name the database (never a password).
 func OpenWith(ctx context.Context, dsn string, opts Options) (_ *DB, err error) {
 	db := &DB{path: dsn, heads: newRevCache[[]Message](revCacheEntries), items: newRevCache[handoffItems](revCacheEntries),
-		timelines: newRevCache[[]Activity](revCacheEntries), access: newRevCache[userAccess](accessCacheEntries)}
+		timelines: newRevCache[[]Activity](revCacheEntries), ready: newRevCache[ReadyState](revCacheEntries), access: newRevCache[userAccess](accessCacheEntries)}
 	db.SetClock(func() time.Time { return time.Now().UTC() })
 	if IsPostgresURL(dsn) {
 		db.eng = enginePostgres
