@@ -101,7 +101,10 @@ func findFiles(sents []sentence) []fileMention {
 				if !negKnown {
 					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc), true
 				}
-				negative := neg
+				// A file named where the assistant reports that pasted
+				// text addresses AI tools is what that text asks for,
+				// not part of the work.
+				negative := neg || flagsInjection(s)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
