@@ -166,10 +166,26 @@ func looksLikeFile(p string) bool {
 	if !fileExtensions[strings.ToLower(ext)] {
 		return false
 	}
+	// Julia packages are named in CamelCase with a ".jl" suffix
+	// (DifferentialEquations.jl); a bare such name is a package.
+	if ext == "jl" && !strings.Contains(p, "/") && upperCount(base[:dot]) >= 2 {
+		return false
+	}
 	// Host names (api.example.com) and version numbers are not files; a stem
 	// made only of digits and dots is a version.
 	stem := strings.Trim(base[:dot], "0123456789.")
 	return stem != "" || strings.Contains(p, "/")
+}
+
+// upperCount returns the number of upper-case ASCII letters in s.
+func upperCount(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			n++
+		}
+	}
+	return n
 }
 
 // collectFiles merges mentions into files: a bare name or a path suffix
