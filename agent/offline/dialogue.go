@@ -135,7 +135,7 @@ var (
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// cautionCues mark a warning ("I'd be careful with option 2", "watch
 	// out for …"): a caveat to weigh, not a proposal to accept.
-	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat keep_in_mind bear_in_mind`)
+	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat keep_in_mind bear_in_mind keep_an_eye`)
 	// notDecision marks a remark about pasted text being data, not
 	// instructions: neither a proposal nor a concern.
 	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction not_going_to_pretend haven't_approved`)

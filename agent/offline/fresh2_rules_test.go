@@ -39,3 +39,19 @@ func TestJuliaPackageNotFile(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepAnEyeIsNotProposal checks that "keep an eye on X: …" is a
+// warning, not a proposal the user's approval turns into a decision.
+func TestKeepAnEyeIsNotProposal(t *testing.T) {
+	x := extractT(t,
+		u("The import job is slow."),
+		a("Set the batch size to 500 rows in the importer.\n\nKeep an eye on disk space: if a batch fails halfway, temp files can be left behind until the volume fills."),
+		u("ok, do it"),
+	)
+	if !hasDecision(x, "batch size") {
+		t.Errorf("batch size decision missing:%s", decisionList(x))
+	}
+	if hasDecision(x, "eye") {
+		t.Errorf("warning reported as a decision:%s", decisionList(x))
+	}
+}
