@@ -813,7 +813,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			text = tidy(riskConsequence(riskClause(text)))
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
-			if k > 0 && !isDownside && words(text) <= 10 && words(ss[k-1].plain) <= 14 && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
+			if k > 0 && !isDownside && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(strings.ToLower(text))) && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
 				text = strings.TrimRight(tidy(riskLead(withoutAsides(ss[k-1].plain))), ".") + "; " + lowerFirst(text)
 			}
 			if words(text) < 4 {
@@ -913,6 +913,10 @@ func modalConcern(t *transcript, s sentence) bool {
 
 // refersRE finds a pronoun that stands for something said before.
 var refersRE = regexp.MustCompile(`\b(?:it|this|that|they|them)\b`)
+
+// openRefRE opens a sentence whose subject is what the sentence before
+// described ("That alone can double the cost").
+var openRefRE = regexp.MustCompile(`^(?:and |but |so )?(?:that|this|it)(?: alone| also| too| in turn)? (?:can|could|will|would|may|might|means|makes|causes|breaks|doubles)\b`)
 
 // openParenRE is a parenthetical left open at the end of a sentence.
 var openParenRE = regexp.MustCompile(`\s+\([^()]*$`)

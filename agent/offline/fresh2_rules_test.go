@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -54,4 +55,21 @@ func TestKeepAnEyeIsNotProposal(t *testing.T) {
 	if hasDecision(x, "eye") {
 		t.Errorf("warning reported as a decision:%s", decisionList(x))
 	}
+}
+
+// TestRiskOpeningWithThatJoinsCause checks that a short concern whose
+// subject is the sentence before ("That alone can double …") is reported
+// with that sentence, even a long one.
+func TestRiskOpeningWithThatJoinsCause(t *testing.T) {
+	x := extractT(t,
+		u("The nightly sync sometimes runs twice."),
+		a("One more thing: the lock in the scheduler expires after ten minutes while the sync itself often runs for twenty, so a second runner starts the same sync. That alone can double the load on the database."),
+		u("ok"),
+	)
+	for _, r := range x.Risks {
+		if strings.Contains(r.Description, "double the load") && strings.Contains(r.Description, "lock") {
+			return
+		}
+	}
+	t.Errorf("no risk joining the cause and its consequence: %+v", x.Risks)
 }
