@@ -1350,7 +1350,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var out []agent.ExtractedDecision
 	var sets []tokenSet
 	for _, c := range cands {
-		if c.removed {
+		if c.removed || picksOnlyRE.MatchString(strings.ToLower(strings.TrimSpace(c.Content))) {
 			continue
 		}
 		set := newTokenSet(strings.ToLower(c.Content))
@@ -1370,6 +1370,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	}
 	return out
 }
+
+// picksOnlyRE is a sentence that only picks options by their labels ("I'd
+// go with B", "Do 1 + 2 + 3b"): it points at the decision without saying
+// it, so it is no decision of its own.
+var picksOnlyRE = regexp.MustCompile(`^(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
 
 // plans reports whether props hold a plan item or recommendation that
 // says what to do: something a plain "yes" accepts.

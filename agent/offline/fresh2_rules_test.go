@@ -73,3 +73,30 @@ func TestRiskOpeningWithThatJoinsCause(t *testing.T) {
 	}
 	t.Errorf("no risk joining the cause and its consequence: %+v", x.Risks)
 }
+
+// TestLabelOnlyPickIsNoDecision checks that a recommendation that only
+// names option labels ("I'd do 1 + 2") is not itself reported, while the
+// options it points at are.
+func TestLabelOnlyPickIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("Search results are slow."),
+		a("Three things:\n\n1. Add a trigram index on the title column.\n2. Cache the top queries in Redis for a minute.\n3. Paginate with keyset instead of offset.\n\nI'd do 1 + 2."),
+		u("agreed, all of it"),
+	)
+	if !hasDecision(x, "trigram") {
+		t.Errorf("trigram decision missing:%s", decisionList(x))
+	}
+	if hasDecision(x, "1 + 2") {
+		t.Errorf("label-only pick reported:%s", decisionList(x))
+	}
+	for _, s := range []string{"i'd go with b", "do 1 + 2 + 3b", "go with option 2."} {
+		if !picksOnlyRE.MatchString(s) {
+			t.Errorf("picksOnlyRE misses %q", s)
+		}
+	}
+	for _, s := range []string{"do it", "go with the cache", "do the retry in the worker"} {
+		if picksOnlyRE.MatchString(s) {
+			t.Errorf("picksOnlyRE matches %q", s)
+		}
+	}
+}
