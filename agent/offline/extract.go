@@ -405,6 +405,10 @@ func commits(unled string, prev int) bool {
 	return m != nil && changeIng[m[1]]
 }
 
+// negatedVerdictRE is a verdict said with "not" ("downtime is not
+// acceptable", "that isn't good"): a constraint or a refusal, no approval.
+var negatedVerdictRE = regexp.MustCompile(`\b(?:not|isn't|aren't|wasn't|never|no longer|doesn't|don't)\s+(?:really |very |quite |at all |entirely )?(?:fine|good|ok|okay|acceptable|great|perfect|right|works?|sure)\b`)
+
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
@@ -414,7 +418,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		conf = 0.9
 	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]):
 		conf = 0.75
-	case impliedCues.match(lc):
+	case impliedCues.match(lc) && !negatedVerdictRE.MatchString(lc):
 		conf = 0.6
 	case echoesOption(t, prev, lc):
 		conf = 0.55

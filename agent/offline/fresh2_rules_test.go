@@ -100,3 +100,16 @@ func TestLabelOnlyPickIsNoDecision(t *testing.T) {
 		}
 	}
 }
+
+// TestNegatedVerdictIsNoApproval checks that a user's "X is not
+// acceptable" states a constraint and approves nothing.
+func TestNegatedVerdictIsNoApproval(t *testing.T) {
+	x := extractT(t,
+		u("We need to move the queue to a new cluster. Losing messages during the move is not acceptable."),
+		a("Run both clusters side by side and drain the old one."),
+		u("ok"),
+	)
+	if hasDecision(x, "losing messages") {
+		t.Errorf("constraint reported as a decision:%s", decisionList(x))
+	}
+}
