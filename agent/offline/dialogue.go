@@ -1372,9 +1372,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 }
 
 // picksOnlyRE is a sentence that only picks options by their labels ("I'd
-// go with B", "Do 1 + 2 + 3b"): it points at the decision without saying
+// go with B", "Do 1 + 2 + 3b", "scrap A, go with your B"): it points at the decision without saying
 // it, so it is no decision of its own.
-var picksOnlyRE = regexp.MustCompile(`^(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
+var picksOnlyRE = regexp.MustCompile(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?:option\s+)?[0-9]{0,2}[a-h]?,?\s+)?(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
 
 // plans reports whether props hold a plan item or recommendation that
 // says what to do: something a plain "yes" accepts.

@@ -89,7 +89,7 @@ func TestLabelOnlyPickIsNoDecision(t *testing.T) {
 	if hasDecision(x, "1 + 2") {
 		t.Errorf("label-only pick reported:%s", decisionList(x))
 	}
-	for _, s := range []string{"i'd go with b", "do 1 + 2 + 3b", "go with option 2."} {
+	for _, s := range []string{"i'd go with b", "do 1 + 2 + 3b", "go with option 2.", "scrap a, go with your b"} {
 		if !picksOnlyRE.MatchString(s) {
 			t.Errorf("picksOnlyRE misses %q", s)
 		}
