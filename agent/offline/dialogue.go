@@ -162,10 +162,11 @@ func (t *transcript) assistantProposals(j int) []proposal {
 func parseProposals(t *transcript, j int) []proposal {
 	ss := t.sents[j]
 	var out []proposal
-	lead := ""          // the prose sentence before the current list
-	optionList := false // the current list offers alternatives
-	list := -1          // index of the current list in the message
-	offers := false     // the message has introduced alternatives
+	lead := ""                      // the prose sentence before the current list
+	optionList := false             // the current list offers alternatives
+	list := -1                      // index of the current list in the message
+	offers := false                 // the message has introduced alternatives
+	parentNum, parentList := "", -1 // the numbered item lettered items sit under
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
 		if isInjection(s.lower) || notDecision.match(s.lower) || cautionCues.match(s.lower) {
@@ -219,6 +220,16 @@ func parseProposals(t *transcript, j int) []proposal {
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
 		if p.name == "" {
 			p.body = first
+		}
+		// "3. Row-level checks: (a) … (b) …": lettered items right under
+		// a numbered one are alternatives for it.
+		switch {
+		case s.label != "" && s.label[0] >= '0' && s.label[0] <= '9':
+			parentNum, parentList = s.label, list
+		case s.label != "" && parentNum != "" && parentList == list:
+			p.option = true
+		default:
+			parentNum = ""
 		}
 		p.title = newTokenSet(strings.ToLower(title))
 		if p.pathy {
@@ -624,6 +635,10 @@ func optionPicks(lc string, props []proposal) []string {
 	for k, w := range ws {
 		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#")
 		l := strings.Trim(w, ".()#:")
+		if n := len(l); n >= 2 && n <= 3 && l[n-1] >= 'a' && l[n-1] <= 'h' && has[l[:n-1]] && has[l[n-1:]] {
+			// "3b": lettered item b under numbered item 3.
+			l, named = l[n-1:], true
+		}
 		if !has[l] || len(l) != 1 {
 			continue
 		}

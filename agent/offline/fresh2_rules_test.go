@@ -113,3 +113,28 @@ func TestNegatedVerdictIsNoApproval(t *testing.T) {
 		t.Errorf("constraint reported as a decision:%s", decisionList(x))
 	}
 }
+
+// TestLetteredSubItemsAreAlternatives checks that lettered items under a
+// numbered one are alternatives: a general yes does not take them all,
+// "2b" picks one, and the drawback after the semicolon of the other is a
+// risk.
+func TestLetteredSubItemsAreAlternatives(t *testing.T) {
+	x := extractT(t,
+		u("The dashboard totals are slow."),
+		a("Two steps:\n\n1. Add a covering index on the orders created_at column.\n2. Cache the totals:\n   - (a) Keep them in Redis with a one-minute TTL; a Redis outage then slows every page.\n   - (b) Keep them in process memory with a one-minute TTL.\n\nI'd do 1 + 2b."),
+		u("agreed on all of it. 2b."),
+	)
+	if !hasDecision(x, "covering index") || !hasDecision(x, "process memory") {
+		t.Errorf("index or in-memory decision missing:%s", decisionList(x))
+	}
+	if hasDecision(x, "redis") {
+		t.Errorf("alternative not picked reported:%s", decisionList(x))
+	}
+	found := false
+	for _, r := range x.Risks {
+		found = found || strings.Contains(r.Description, "outage")
+	}
+	if !found {
+		t.Errorf("drawback of the alternative missing: %+v", x.Risks)
+	}
+}
