@@ -37,10 +37,10 @@ func isFileCut(r rune) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|nothing (?:special|to (?:do|change)|needed|changes)|instead of)\b|(^|[—:] )no\s+` + "`")
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore nothing`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -75,6 +75,11 @@ func findFiles(sents []sentence) []fileMention {
 		clauses := []string{s.raw}
 		if strings.ContainsAny(s.raw, ";—–") || strings.Contains(s.raw, ", but") {
 			clauses = clauseRE.Split(s.raw, -1)
+			// "`a.py` — nothing special": what a listed file's dash says
+			// is about that file.
+			if len(clauses) > 1 && listedRE.MatchString(s.plain) && !strings.ContainsAny(clauses[0], " \t") {
+				clauses = append([]string{clauses[0] + " — " + clauses[1]}, clauses[2:]...)
+			}
 		}
 		for _, clause := range clauses {
 			neg, negKnown := false, false

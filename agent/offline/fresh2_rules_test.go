@@ -138,3 +138,20 @@ func TestLetteredSubItemsAreAlternatives(t *testing.T) {
 		t.Errorf("drawback of the alternative missing: %+v", x.Risks)
 	}
 }
+
+// TestListedFileWithNothingToDo checks that a listed file whose dash says
+// nothing is to be done there is not reported.
+func TestListedFileWithNothingToDo(t *testing.T) {
+	x := extractT(t,
+		u("Where do the changes go?"),
+		a("Files:\n\n- `web/forms.py` — add the new field\n- `web/views.py` — nothing special, the form handles it\n- `web/urls.py` — nothing to change"),
+		u("ok"),
+	)
+	got := map[string]bool{}
+	for _, f := range x.FilesReferenced {
+		got[f.Path] = true
+	}
+	if !got["web/forms.py"] || got["web/views.py"] || got["web/urls.py"] {
+		t.Errorf("files = %+v", x.FilesReferenced)
+	}
+}
