@@ -1365,7 +1365,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var out []agent.ExtractedDecision
 	var sets []tokenSet
 	for _, c := range cands {
-		if c.removed || picksOnlyRE.MatchString(strings.ToLower(strings.TrimSpace(c.Content))) {
+		if lc := strings.ToLower(strings.TrimSpace(c.Content)); c.removed || picksOnlyRE.MatchString(lc) || noWorkRE.MatchString(lc) {
 			continue
 		}
 		set := newTokenSet(strings.ToLower(c.Content))
@@ -1390,6 +1390,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 // go with B", "Do 1 + 2 + 3b", "scrap A, go with your B"): it points at the decision without saying
 // it, so it is no decision of its own.
 var picksOnlyRE = regexp.MustCompile(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?:option\s+)?[0-9]{0,2}[a-h]?,?\s+)?(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
+
+// noWorkRE opens a statement that there is nothing to do ("Nothing
+// special, perms cover it"): no decision.
+var noWorkRE = regexp.MustCompile(`^(?:nothing (?:special|to (?:do|change)|needed|changes)|no changes?(?: needed)?)\b`)
 
 // plans reports whether props hold a plan item or recommendation that
 // says what to do: something a plain "yes" accepts.

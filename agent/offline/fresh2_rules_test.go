@@ -155,3 +155,16 @@ func TestListedFileWithNothingToDo(t *testing.T) {
 		t.Errorf("files = %+v", x.FilesReferenced)
 	}
 }
+
+// TestNothingToDoIsNoDecision checks that a plan item saying there is
+// nothing to do is not reported as a decision.
+func TestNothingToDoIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("What changes?"),
+		a("Plan:\n\n- `web/forms.py`: add the phone field with a length check\n- `web/views.py`: nothing special, the form handles it"),
+		u("sounds good, do it"),
+	)
+	if hasDecision(x, "nothing special") {
+		t.Errorf("no-work item reported:%s", decisionList(x))
+	}
+}
