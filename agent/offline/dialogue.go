@@ -282,6 +282,10 @@ func proposesInProse(t *transcript, s sentence) bool {
 	if imperative(s.lower) {
 		return true
 	}
+	// "We can document it in the guide": an instruction, offered.
+	if rest, ok := strings.CutPrefix(s.lower, "we can "); ok && imperative(rest) {
+		return true
+	}
 	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && ackLead(s.lower) == "" {
 		return false // nothing for statement to strip before the verb
 	}

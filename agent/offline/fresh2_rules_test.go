@@ -168,3 +168,19 @@ func TestNothingToDoIsNoDecision(t *testing.T) {
 		t.Errorf("no-work item reported:%s", decisionList(x))
 	}
 }
+
+// TestWeCanProposes checks that "We can <instruction>" is a proposal a
+// terse yes accepts, said without "we can".
+func TestWeCanProposes(t *testing.T) {
+	x := extractT(t,
+		u("Some users paste huge files and the upload fails."),
+		a("The limit is 10 MB today. We can show the upload limit next to the button and document it in the help page."),
+		u("fine, do that"),
+	)
+	if !hasDecision(x, "show the upload limit") {
+		t.Errorf("offer not taken:%s", decisionList(x))
+	}
+	if hasDecision(x, "we can") {
+		t.Errorf("decision keeps \"we can\":%s", decisionList(x))
+	}
+}
