@@ -47,6 +47,10 @@ func ackLead(lc string) string {
 // pronounLead returns the opinion lead pronounLeadRE finds at the start of
 // lower-cased text ("i'd ", "we'll "), or "".
 func pronounLead(lc string) string {
+	// "we can document it": an instruction, offered.
+	if rest, ok := strings.CutPrefix(lc, "we can "); ok && imperative(rest) {
+		return "we can "
+	}
 	if !hasAnyPrefix(lc, "i'd", "i would", "i'll", "we'll", "i will", "we will", "you'll", "you'd", "let's") {
 		return ""
 	}

@@ -135,7 +135,7 @@ var (
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// cautionCues mark a warning ("I'd be careful with option 2", "watch
 	// out for …"): a caveat to weigh, not a proposal to accept.
-	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat keep_in_mind bear_in_mind`)
+	cautionCues = cues(`be_careful careful_with watch_out beware heads-up caveat keep_in_mind bear_in_mind keep_an_eye`)
 	// notDecision marks a remark about pasted text being data, not
 	// instructions: neither a proposal nor a concern.
 	notDecision = cues(`not_acting_on ignoring_it i'm_ignoring not_an_instruction isn't_an_instruction not_going_to_pretend haven't_approved`)
@@ -162,10 +162,11 @@ func (t *transcript) assistantProposals(j int) []proposal {
 func parseProposals(t *transcript, j int) []proposal {
 	ss := t.sents[j]
 	var out []proposal
-	lead := ""          // the prose sentence before the current list
-	optionList := false // the current list offers alternatives
-	list := -1          // index of the current list in the message
-	offers := false     // the message has introduced alternatives
+	lead := ""                      // the prose sentence before the current list
+	optionList := false             // the current list offers alternatives
+	list := -1                      // index of the current list in the message
+	offers := false                 // the message has introduced alternatives
+	parentNum, parentList := "", -1 // the numbered item lettered items sit under
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
 		if isInjection(s.lower) || notDecision.match(s.lower) || cautionCues.match(s.lower) {
@@ -220,6 +221,16 @@ func parseProposals(t *transcript, j int) []proposal {
 		if p.name == "" {
 			p.body = first
 		}
+		// "3. Row-level checks: (a) … (b) …": lettered items right under
+		// a numbered one are alternatives for it.
+		switch {
+		case s.label != "" && s.label[0] >= '0' && s.label[0] <= '9':
+			parentNum, parentList = s.label, list
+		case s.label != "" && parentNum != "" && parentList == list:
+			p.option = true
+		default:
+			parentNum = ""
+		}
 		p.title = newTokenSet(strings.ToLower(title))
 		if p.pathy {
 			// An item about a file is named by the file: "OrderRow.tsx",
@@ -269,6 +280,10 @@ func shouldDo(lc string) bool {
 // rotate it"), after any acknowledgement or label ("OK — use …").
 func proposesInProse(t *transcript, s sentence) bool {
 	if imperative(s.lower) {
+		return true
+	}
+	// "We can document it in the guide": an instruction, offered.
+	if rest, ok := strings.CutPrefix(s.lower, "we can "); ok && imperative(rest) {
 		return true
 	}
 	if c := strings.IndexByte(s.lower, ':'); (c < 0 || c > 40) && ackLead(s.lower) == "" {
@@ -624,6 +639,10 @@ func optionPicks(lc string, props []proposal) []string {
 	for k, w := range ws {
 		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#")
 		l := strings.Trim(w, ".()#:")
+		if n := len(l); n >= 2 && n <= 3 && l[n-1] >= 'a' && l[n-1] <= 'h' && has[l[:n-1]] && has[l[n-1:]] {
+			// "3b": lettered item b under numbered item 3.
+			l, named = l[n-1:], true
+		}
 		if !has[l] || len(l) != 1 {
 			continue
 		}
@@ -1350,7 +1369,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var out []agent.ExtractedDecision
 	var sets []tokenSet
 	for _, c := range cands {
-		if c.removed {
+		if lc := strings.ToLower(strings.TrimSpace(c.Content)); c.removed || picksOnlyRE.MatchString(lc) || noWorkRE.MatchString(lc) {
 			continue
 		}
 		set := newTokenSet(strings.ToLower(c.Content))
@@ -1370,6 +1389,15 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	}
 	return out
 }
+
+// picksOnlyRE is a sentence that only picks options by their labels ("I'd
+// go with B", "Do 1 + 2 + 3b", "scrap A, go with your B"): it points at the decision without saying
+// it, so it is no decision of its own.
+var picksOnlyRE = regexp.MustCompile(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?:option\s+)?[0-9]{0,2}[a-h]?,?\s+)?(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
+
+// noWorkRE opens a statement that there is nothing to do ("Nothing
+// special, perms cover it"): no decision.
+var noWorkRE = regexp.MustCompile(`^(?:nothing (?:special|to (?:do|change)|needed|changes)|no changes?(?: needed)?)\b`)
 
 // plans reports whether props hold a plan item or recommendation that
 // says what to do: something a plain "yes" accepts.

@@ -405,6 +405,10 @@ func commits(unled string, prev int) bool {
 	return m != nil && changeIng[m[1]]
 }
 
+// negatedVerdictRE is a verdict said with "not" ("downtime is not
+// acceptable", "that isn't good"): a constraint or a refusal, no approval.
+var negatedVerdictRE = regexp.MustCompile(`\b(?:not|isn't|aren't|wasn't|never|no longer|doesn't|don't)\s+(?:really |very |quite |at all |entirely )?(?:fine|good|ok|okay|acceptable|great|perfect|right|works?|sure)\b`)
+
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
@@ -414,7 +418,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		conf = 0.9
 	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]):
 		conf = 0.75
-	case impliedCues.match(lc):
+	case impliedCues.match(lc) && !negatedVerdictRE.MatchString(lc):
 		conf = 0.6
 	case echoesOption(t, prev, lc):
 		conf = 0.55
@@ -813,7 +817,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			text = tidy(riskConsequence(riskClause(text)))
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
-			if k > 0 && !isDownside && words(text) <= 10 && words(ss[k-1].plain) <= 14 && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
+			if k > 0 && !isDownside && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(strings.ToLower(text))) && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
 				text = strings.TrimRight(tidy(riskLead(withoutAsides(ss[k-1].plain))), ".") + "; " + lowerFirst(text)
 			}
 			if words(text) < 4 {
@@ -913,6 +917,10 @@ func modalConcern(t *transcript, s sentence) bool {
 
 // refersRE finds a pronoun that stands for something said before.
 var refersRE = regexp.MustCompile(`\b(?:it|this|that|they|them)\b`)
+
+// openRefRE opens a sentence whose subject is what the sentence before
+// described ("That alone can double the cost").
+var openRefRE = regexp.MustCompile(`^(?:and |but |so )?(?:that|this|it)(?: alone| also| too| in turn)? (?:can|could|will|would|may|might|means|makes|causes|breaks|doubles)\b`)
 
 // openParenRE is a parenthetical left open at the end of a sentence.
 var openParenRE = regexp.MustCompile(`\s+\([^()]*$`)

@@ -37,10 +37,10 @@ func isFileCut(r rune) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|instead of)\b|(^|[—:] )no\s+` + "`")
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|nothing (?:special|to (?:do|change)|needed|changes)|instead of)\b|(^|[—:] )no\s+` + "`")
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore nothing`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -75,6 +75,11 @@ func findFiles(sents []sentence) []fileMention {
 		clauses := []string{s.raw}
 		if strings.ContainsAny(s.raw, ";—–") || strings.Contains(s.raw, ", but") {
 			clauses = clauseRE.Split(s.raw, -1)
+			// "`a.py` — nothing special": what a listed file's dash says
+			// is about that file.
+			if len(clauses) > 1 && listedRE.MatchString(s.plain) && !strings.ContainsAny(clauses[0], " \t") {
+				clauses = append([]string{clauses[0] + " — " + clauses[1]}, clauses[2:]...)
+			}
 		}
 		for _, clause := range clauses {
 			neg, negKnown := false, false
@@ -101,7 +106,10 @@ func findFiles(sents []sentence) []fileMention {
 				if !negKnown {
 					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc), true
 				}
-				negative := neg
+				// A file named where the assistant reports that pasted
+				// text addresses AI tools is what that text asks for,
+				// not part of the work.
+				negative := neg || flagsInjection(s)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -163,10 +171,26 @@ func looksLikeFile(p string) bool {
 	if !fileExtensions[strings.ToLower(ext)] {
 		return false
 	}
+	// Julia packages are named in CamelCase with a ".jl" suffix
+	// (DifferentialEquations.jl); a bare such name is a package.
+	if ext == "jl" && !strings.Contains(p, "/") && upperCount(base[:dot]) >= 2 {
+		return false
+	}
 	// Host names (api.example.com) and version numbers are not files; a stem
 	// made only of digits and dots is a version.
 	stem := strings.Trim(base[:dot], "0123456789.")
 	return stem != "" || strings.Contains(p, "/")
+}
+
+// upperCount returns the number of upper-case ASCII letters in s.
+func upperCount(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			n++
+		}
+	}
+	return n
 }
 
 // collectFiles merges mentions into files: a bare name or a path suffix

@@ -192,13 +192,16 @@ func notConcern(t *transcript, s sentence) bool {
 // unrelated package can silently change …".
 var butRE = regexp.MustCompile(`(?i)[,;]\s+but\s+|\.\s+but\s+|\s+[—–]\s+but\s+`)
 
+// semiRE finds the clause after an option's semicolon.
+var semiRE = regexp.MustCompile(`;\s+`)
+
 // optionDownside returns the drawback an option on offer comes with, when
 // it says what could go wrong ("Plugins win: lets people replace
 // built-ins, but installing some unrelated package can silently change how
 // every CSV is read"). A drawback is a risk of that option whether or not it
 // is chosen: the people choosing weighed it.
 func optionDownside(t *transcript, s sentence) (string, bool) {
-	if !s.bullet || s.role != agent.RoleAssistant || !strings.Contains(s.lower, "but ") {
+	if !s.bullet || s.role != agent.RoleAssistant || !strings.Contains(s.lower, "but ") && !strings.Contains(s.lower, "; ") {
 		return "", false
 	}
 	option := false
@@ -210,7 +213,11 @@ func optionDownside(t *transcript, s sentence) (string, bool) {
 	}
 	loc := butRE.FindStringIndex(s.plain)
 	if loc == nil {
-		return "", false
+		// "(a) guardian — a row per object; with 400k rows the table
+		// gets slow": the clause after the semicolon.
+		if loc = semiRE.FindStringIndex(s.plain); loc == nil {
+			return "", false
+		}
 	}
 	tail := s.plain[loc[1]:]
 	if lt := strings.ToLower(tail); words(tail) < 5 || !riskCues.match(lt) || isMitigation(lt) {
