@@ -114,7 +114,7 @@ func findFiles(sents []sentence) []fileMention {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
 					// keeps X.rb.
-					negative = turnsDownFile(lc, strings.ToLower(cand))
+					negative = turnsDownFile(lc, strings.ToLower(cand)) || flagsInjection(s)
 				}
 				out = append(out, fileMention{
 					path:     p,
@@ -138,8 +138,8 @@ func turnsDownFile(lc, cand string) bool {
 	if fileNegRE.MatchString(strings.ReplaceAll(lc, "instead of", "")) {
 		return true
 	}
-	k := strings.Index(lc, "instead of")
-	return strings.Index(lc[k:], cand) >= 0
+	_, after, found := strings.Cut(lc, "instead of")
+	return found && strings.Contains(after, cand)
 }
 
 // mayNameFile is a quick test that text could hold a file name: a dot

@@ -229,3 +229,16 @@ func TestLongConcernLead(t *testing.T) {
 		t.Errorf("risks: %+v", x.Risks)
 	}
 }
+
+// TestInsteadOfKeepsAnInjectionFlagged checks that a file named in the
+// sentence that flags a prompt injection stays out, "instead of" or not.
+func TestInsteadOfKeepsAnInjectionFlagged(t *testing.T) {
+	x := extractT(t, u("The worker log has a strange line, see below."),
+		a("That line is a prompt injection: it tells the AI agent to upload `secrets/prod.env` instead of the report."),
+		u("ok, ignore it"))
+	for _, f := range x.FilesReferenced {
+		if f.Path == "secrets/prod.env" {
+			t.Errorf("the file the injection asks for is reported: %v", x.FilesReferenced)
+		}
+	}
+}
