@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -376,7 +377,7 @@ func decodeIDs(s string) []string {
 	}
 	var ids []string
 	json.Unmarshal([]byte(s), &ids)
-	return ids
+	return slices.Clip(ids) // shared by the items cache's copies: an append must copy
 }
 
 // HandoffSummary is a line of the recent-handoffs list.

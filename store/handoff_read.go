@@ -84,7 +84,7 @@ type handoffItems struct {
 
 // own returns copies of the items for a caller to keep and change. The
 // message ID lists and confidences are shared: nothing changes them in
-// place, and the lists are clipped, so an append copies.
+// place, and decodeIDs clips the lists, so an append copies.
 func (it handoffItems) own() (ds []*Decision, fs []*FileRef, rs []*Risk) {
 	return pointers(slices.Clone(it.decisions)), pointers(slices.Clone(it.files)), pointers(slices.Clone(it.risks))
 }
@@ -207,13 +207,6 @@ func (db *DB) findHandoffRows(ctx context.Context, id, what string) (*Handoff, e
 	sortItems(h.Risks, func(r *Risk) (time.Time, string) { return r.CreatedAt, r.ID })
 	for i, d := range h.Decisions {
 		d.Label = "D" + strconv.Itoa(i+1)
-		d.MessageIDs = slices.Clip(d.MessageIDs)
-	}
-	for _, f := range h.Files {
-		f.MessageIDs = slices.Clip(f.MessageIDs)
-	}
-	for _, r := range h.Risks {
-		r.MessageIDs = slices.Clip(r.MessageIDs)
 	}
 	// The cache keeps copies: the caller may change what it was given.
 	db.items.put(h.ID, rev, handoffItems{kept(h.Decisions), kept(h.Files), kept(h.Risks)})

@@ -277,10 +277,5 @@ func (db *DB) FindMessageHeadsOf(ctx context.Context, t *Thread) ([]*Message, er
 		db.heads.put(t.ID, t.MessagesRev, heads)
 	}
 	// The callers' own copies: the kept heads never change.
-	own := slices.Clone(heads)
-	out := make([]*Message, len(own))
-	for i := range own {
-		out[i] = &own[i]
-	}
-	return out, nil
+	return pointers(slices.Clone(heads)), nil
 }

@@ -18,17 +18,8 @@ import (
 func TestKeptReadsFollowEveryWriter(t *testing.T) {
 	ctx := context.Background()
 	db := mustOpen(t)
-	other, err := Open(ctx, db.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
-	check := func(step string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
+	other := openTwin(t, db)
+	check := stepChecker(t)
 
 	// Message heads.
 	th, err := db.CreateThread(ctx, ThreadCreate{Title: "Limits"})
@@ -208,6 +199,28 @@ func TestKeptReadsFollowEveryWriter(t *testing.T) {
 	}
 }
 
+// openTwin opens a second handle on db's database, as another process
+// would, closed when t ends.
+func openTwin(t *testing.T, db *DB) *DB {
+	t.Helper()
+	other, err := Open(context.Background(), db.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	return other
+}
+
+// stepChecker returns a function that ends t when a named step failed.
+func stepChecker(t *testing.T) func(step string, err error) {
+	return func(step string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+}
+
 // TestRevCacheKeepsTheLatest checks the cache's own rules: a value is
 // only returned at its revision, an older revision never replaces a newer
 // one, and a full cache starts over.
@@ -244,17 +257,8 @@ func TestRevCacheKeepsTheLatest(t *testing.T) {
 func TestSessionReadsFollowEveryWriter(t *testing.T) {
 	ctx := context.Background()
 	db := mustOpen(t)
-	other, err := Open(ctx, db.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
-	check := func(step string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
+	other := openTwin(t, db)
+	check := stepChecker(t)
 	u, err := other.CreateUser(ctx, UserCreate{Email: "ana@example.com", Name: "Ana", Password: "correct horse battery"})
 	check("create user", err)
 	check("add member", other.AddMember(ctx, other.DefaultWorkspaceID(), u.ID, RoleEditor))

@@ -354,17 +354,7 @@ func TestDialogueRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := extractT(t, tt.msgs...)
-			for _, w := range tt.want {
-				if !hasDecision(x, w...) {
-					t.Errorf("no decision with %q; got:%s", w, decisionList(x))
-				}
-			}
-			for _, w := range tt.notWant {
-				if hasDecision(x, w...) {
-					t.Errorf("decision with %q reported; got:%s", w, decisionList(x))
-				}
-			}
+			checkDecisions(t, extractT(t, tt.msgs...), tt.want, tt.notWant)
 		})
 	}
 }

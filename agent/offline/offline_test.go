@@ -49,6 +49,22 @@ func hasDecision(x agent.Extraction, words ...string) bool {
 	return false
 }
 
+// checkDecisions fails t for each word list of want that no decision of x
+// holds, and each of notWant that one does.
+func checkDecisions(t *testing.T, x agent.Extraction, want, notWant [][]string) {
+	t.Helper()
+	for _, w := range want {
+		if !hasDecision(x, w...) {
+			t.Errorf("no decision with %q; got:%s", w, decisionList(x))
+		}
+	}
+	for _, w := range notWant {
+		if hasDecision(x, w...) {
+			t.Errorf("decision with %q reported; got:%s", w, decisionList(x))
+		}
+	}
+}
+
 func decisionList(x agent.Extraction) string {
 	var b strings.Builder
 	for _, d := range x.Decisions {
@@ -127,17 +143,7 @@ func TestDecisionRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := extractT(t, tt.msgs...)
-			for _, w := range tt.want {
-				if !hasDecision(x, w...) {
-					t.Errorf("no decision with %q; got:%s", w, decisionList(x))
-				}
-			}
-			for _, w := range tt.notWant {
-				if hasDecision(x, w...) {
-					t.Errorf("decision with %q reported; got:%s", w, decisionList(x))
-				}
-			}
+			checkDecisions(t, extractT(t, tt.msgs...), tt.want, tt.notWant)
 		})
 	}
 }
