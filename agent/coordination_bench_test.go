@@ -40,7 +40,10 @@ func seedCoordination(b *testing.B, db *store.DB) {
 // workspace of 10,000 decision records and 10,000 blackboard entries. p50-ms is the median of the operations.
 // "scoped" hands off one package's work (about 180 decisions and 130
 // warnings and findings match); "project" has no scope, so every active
-// record and every warning and finding is cited (about 15,700 ids).
+// record and every warning and finding is cited (about 15,700 ids), and
+// nothing changes between handoffs, so the store reuses what it read for
+// the last one; "project-changed" posts a warning before each handoff
+// (not timed), so every one reads the whole workspace again.
 //
 // It runs on SQLite and on PostgreSQL (sqlite/…, postgres/…).
 func BenchmarkCreateHandoff(b *testing.B) {
@@ -52,11 +55,20 @@ func BenchmarkCreateHandoff(b *testing.B) {
 func benchCreateHandoff(b *testing.B, db *store.DB) {
 	seedCoordination(b, db)
 	ctx := context.Background()
-	for _, bc := range []struct{ name, scope string }{{"scoped", "src/dir07/pkg2/"}, {"project", ""}} {
+	for _, bc := range []struct {
+		name, scope string
+		change      bool
+	}{{"scoped", "src/dir07/pkg2/", false}, {"project", "", false}, {"project-changed", "", true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var took []time.Duration
 			var ids int
 			for b.Loop() {
+				if bc.change {
+					w := store.BlackboardEntry{Type: store.EntryWarning, Summary: "Another warning", AgentID: "bench"}
+					if err := db.CreateBlackboardEntry(ctx, &w); err != nil {
+						b.Fatal(err)
+					}
+				}
 				start := time.Now()
 				h, err := agent.CreateHandoff(ctx, db, agent.HandoffRequest{SourceAgent: "claude-code", Scope: bc.scope,
 					Summary: "Benchmark handoff", Results: []byte(`["done"]`)})

@@ -369,7 +369,17 @@ func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string
 		})
 		return src, err
 	}
-	// With no scope, every row of each kind is read: the decision records
+	// With no scope, every row of each kind is read, unless nothing they
+	// hold changed since the last time: the workspace's sources_rev,
+	// read first, moves on with every change (migration 0017).
+	var rev int64
+	if err := db.read.QueryRowContext(ctx, `SELECT sources_rev FROM workspaces WHERE id = ?`, workspaceID).Scan(&rev); err != nil {
+		return src, err
+	}
+	if kept, ok := db.sources.get(workspaceID, rev); ok && kept.limits == lim {
+		return kept.src.clone(), nil
+	}
+	// The decision records
 	// on one connection and the warnings and findings on another, at once,
 	// which takes about half as long. Each is a transaction of its own, so
 	// the lists may be a moment apart: no change but deleting or copying a
@@ -383,7 +393,26 @@ func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string
 	if derr := <-decisions; err == nil {
 		err = derr
 	}
-	return src, err
+	if err != nil {
+		return src, err
+	}
+	db.sources.put(workspaceID, rev, keptSources{lim, src})
+	return src.clone(), nil
+}
+
+// keptSources are the unscoped snapshot sources of a workspace, read with
+// limits, as the sources cache keeps them.
+type keptSources struct {
+	limits SourceLimits
+	src    SnapshotSources
+}
+
+// clone copies s's lists, so that a caller may change what it is given.
+func (s SnapshotSources) clone() SnapshotSources {
+	for _, l := range []*SourceList{&s.Decisions, &s.Warnings, &s.Findings} {
+		l.IDs, l.Texts = slices.Clone(l.IDs), slices.Clone(l.Texts)
+	}
+	return s
 }
 
 // inReadTx runs fn in a read-only transaction of the reader pool.

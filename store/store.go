@@ -55,8 +55,9 @@ type DB struct {
 	heads     *revCache[[]Message]
 	items     *revCache[handoffItems]
 	timelines *revCache[[]Activity]
-	ready     *revCache[ReadyState] // by handoff, under its activity_rev
-	access    *revCache[userAccess] // users and their workspaces, for sessions
+	ready     *revCache[ReadyState]  // by handoff, under its activity_rev
+	access    *revCache[userAccess]  // users and their workspaces, for sessions
+	sources   *revCache[keptSources] // by workspace, under its sources_rev
 }
 
 // Entries each revision cache holds: the threads and handoffs people have
@@ -68,6 +69,11 @@ const revCacheEntries = 256
 // accessCacheEntries is how many signed-in users the access cache holds:
 // a user and their workspaces take a few hundred bytes.
 const accessCacheEntries = 4096
+
+// sourcesCacheEntries is how many workspaces' unscoped snapshot sources
+// are kept: about 60 bytes an ID, so a workspace of 10,000 decision
+// records and as many warnings and findings takes about a megabyte.
+const sourcesCacheEntries = 32
 
 // Options tune the connection to PostgreSQL; SQLite ignores them. A zero
 // field takes its default.
@@ -97,7 +103,8 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // exists. Errors name the database (never a password).
 func OpenWith(ctx context.Context, dsn string, opts Options) (_ *DB, err error) {
 	db := &DB{path: dsn, heads: newRevCache[[]Message](revCacheEntries), items: newRevCache[handoffItems](revCacheEntries),
-		timelines: newRevCache[[]Activity](revCacheEntries), ready: newRevCache[ReadyState](revCacheEntries), access: newRevCache[userAccess](accessCacheEntries)}
+		timelines: newRevCache[[]Activity](revCacheEntries), ready: newRevCache[ReadyState](revCacheEntries), access: newRevCache[userAccess](accessCacheEntries),
+		sources: newRevCache[keptSources](sourcesCacheEntries)}
 	db.SetClock(func() time.Time { return time.Now().UTC() })
 	if IsPostgresURL(dsn) {
 		db.eng = enginePostgres
