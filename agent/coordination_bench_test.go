@@ -14,8 +14,9 @@ import (
 
 // seedCoordination fills the default workspace with 10,000 decision records
 // (one in ten superseded) and 10,000 blackboard entries (warnings, findings
-// and status notes in turn), spread over 50 directories of 5 packages each.
-func seedCoordination(b *testing.B, db *store.DB) {
+// and status notes in turn), spread over 50 directories of 5 packages each,
+// and returns the decision records' IDs, oldest first.
+func seedCoordination(b *testing.B, db *store.DB) []string {
 	b.Helper()
 	const n = 10_000
 	scope := func(i int) string { return fmt.Sprintf("src/dir%02d/pkg%d", i%50, i%5) }
@@ -26,13 +27,14 @@ func seedCoordination(b *testing.B, db *store.DB) {
 			seeds[i].Status = store.DecisionSuperseded
 		}
 	}
-	storetest.SeedDecisionRecords(b, db, seeds)
+	ids := storetest.SeedDecisionRecords(b, db, seeds)
 	types := []store.EntryType{store.EntryWarning, store.EntryFinding, store.EntryStatus}
 	entries := make([]store.BlackboardEntry, n)
 	for i := range entries {
 		entries[i] = store.BlackboardEntry{Type: types[i%3], Summary: fmt.Sprintf("Note %d", i), Scope: scope(i*7) + "/", AgentID: "seed"}
 	}
 	storetest.SeedBlackboardEntries(b, db, entries)
+	return ids
 }
 
 // BenchmarkCreateHandoff creates agent handoffs (snapshot assembled, then
@@ -42,8 +44,10 @@ func seedCoordination(b *testing.B, db *store.DB) {
 // warnings and findings match); "project" has no scope, so every active
 // record and every warning and finding is cited (about 15,700 ids), and
 // nothing changes between handoffs, so the store reuses what it read for
-// the last one; "project-changed" posts a warning before each handoff
-// (not timed), so every one reads the whole workspace again.
+// the last one; before each handoff (not timed), "project-new-warning"
+// posts a warning, so the warnings and findings are read again, and
+// "project-decision-changed" supersedes or reactivates a decision record,
+// so the decision records are.
 //
 // It runs on SQLite and on PostgreSQL (sqlite/…, postgres/…).
 func BenchmarkCreateHandoff(b *testing.B) {
@@ -53,19 +57,30 @@ func BenchmarkCreateHandoff(b *testing.B) {
 }
 
 func benchCreateHandoff(b *testing.B, db *store.DB) {
-	seedCoordination(b, db)
+	decisions := seedCoordination(b, db)
 	ctx := context.Background()
 	for _, bc := range []struct {
 		name, scope string
-		change      bool
-	}{{"scoped", "src/dir07/pkg2/", false}, {"project", "", false}, {"project-changed", "", true}} {
+		change      func(i int) error
+	}{
+		{"scoped", "src/dir07/pkg2/", nil},
+		{"project", "", nil},
+		{"project-new-warning", "", func(int) error {
+			return db.CreateBlackboardEntry(ctx, &store.BlackboardEntry{Type: store.EntryWarning, Summary: "Another warning", AgentID: "bench"})
+		}},
+		{"project-decision-changed", "", func(i int) error {
+			if i%2 == 0 {
+				return db.SupersedeDecisionRecord(ctx, decisions[0], decisions[1])
+			}
+			return db.ReactivateDecisionRecord(ctx, decisions[0])
+		}},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var took []time.Duration
 			var ids int
-			for b.Loop() {
-				if bc.change {
-					w := store.BlackboardEntry{Type: store.EntryWarning, Summary: "Another warning", AgentID: "bench"}
-					if err := db.CreateBlackboardEntry(ctx, &w); err != nil {
+			for i := 0; b.Loop(); i++ {
+				if bc.change != nil {
+					if err := bc.change(i); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -369,42 +369,77 @@ func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string
 		})
 		return src, err
 	}
-	// With no scope, every row of each kind is read, unless nothing they
-	// hold changed since the last time: the workspace's sources_rev,
-	// read first, moves on with every change (migration 0017).
-	var rev int64
-	if err := db.read.QueryRowContext(ctx, `SELECT sources_rev FROM workspaces WHERE id = ?`, workspaceID).Scan(&rev); err != nil {
+	// With no scope, every row of each kind is read, unless nothing of the
+	// kind changed since the last time: the workspace's decisions_rev and
+	// blackboard_rev, read first, move on with every change to its
+	// decision records, and to its warnings and findings (migration 0017).
+	var revs [2]int64
+	if err := db.read.QueryRowContext(ctx, `SELECT decisions_rev, blackboard_rev FROM workspaces WHERE id = ?`,
+		workspaceID).Scan(&revs[0], &revs[1]); err != nil {
 		return src, err
 	}
-	if kept, ok := db.sources.get(workspaceID, rev); ok && kept.limits == lim {
-		return kept.src.clone(), nil
+	// The decision records, and the warnings and findings, are read on a
+	// connection each, at once, which takes about half as long. Each is a
+	// transaction of its own, so the lists may be a moment apart: no
+	// change but deleting or copying a whole workspace writes decision
+	// records and blackboard entries together, so each list is whole.
+	groups := [][]sourceKind{kinds[:1], kinds[1:]}
+	errs := make(chan error, len(groups))
+	for i, g := range groups {
+		key := workspaceID + "/" + g[0].table
+		if kept, ok := db.sources.get(key, revs[i]); ok && kept.fill(g) {
+			errs <- nil
+			continue
+		}
+		go func() {
+			err := db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, g) })
+			if err == nil {
+				db.sources.put(key, revs[i], keepSources(g))
+			}
+			errs <- err
+		}()
 	}
-	// The decision records
-	// on one connection and the warnings and findings on another, at once,
-	// which takes about half as long. Each is a transaction of its own, so
-	// the lists may be a moment apart: no change but deleting or copying a
-	// whole workspace writes decision records and blackboard entries
-	// together, so each list is whole.
-	decisions := make(chan error, 1)
-	go func() {
-		decisions <- db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, kinds[:1]) })
-	}()
-	err := db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, kinds[1:]) })
-	if derr := <-decisions; err == nil {
-		err = derr
+	var err error
+	for range groups {
+		if gerr := <-errs; err == nil {
+			err = gerr
+		}
 	}
-	if err != nil {
-		return src, err
-	}
-	db.sources.put(workspaceID, rev, keptSources{lim, src})
-	return src.clone(), nil
+	return src.clone(), err
 }
 
-// keptSources are the unscoped snapshot sources of a workspace, read with
-// limits, as the sources cache keeps them.
+// keptSources are the lists of some kinds of snapshot sources of a
+// workspace, and the number of texts each was read with, as the sources
+// cache keeps them.
 type keptSources struct {
-	limits SourceLimits
-	src    SnapshotSources
+	limits []int
+	lists  []SourceList
+}
+
+func keepSources(kinds []sourceKind) keptSources {
+	var k keptSources
+	for _, kind := range kinds {
+		k.limits = append(k.limits, kind.limit)
+		k.lists = append(k.lists, *kind.list)
+	}
+	return k
+}
+
+// fill fills in the lists of kinds with the kept ones, if they were read
+// with the same limits.
+func (k keptSources) fill(kinds []sourceKind) bool {
+	if len(kinds) != len(k.lists) {
+		return false
+	}
+	for i, kind := range kinds {
+		if kind.limit != k.limits[i] {
+			return false
+		}
+	}
+	for i, kind := range kinds {
+		*kind.list = k.lists[i]
+	}
+	return true
 }
 
 // clone copies s's lists, so that a caller may change what it is given.

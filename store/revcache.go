@@ -4,8 +4,8 @@ import "sync"
 
 // revCache keeps what a page reads on every view, under the revision
 // number that the database moves on whenever it changes (migration 0016:
-// threads.messages_rev, handoffs.items_rev; 0017: workspaces.sources_rev,
-// for agent handoffs with no scope). A view reads the revision
+// threads.messages_rev, handoffs.items_rev; 0017: workspaces.decisions_rev and
+// blackboard_rev, for agent handoffs with no scope). A view reads the revision
 // with the row it reads anyway, or with one cheap statement, and skips
 // the expensive read when the kept value has that revision. Keyed by
 // revision, an entry is never stale: triggers bump the revision in the

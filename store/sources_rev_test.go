@@ -7,9 +7,10 @@ import (
 )
 
 // TestSnapshotSourcesFollowEveryWriter checks that an agent handoff with no
-// scope, whose sources the store keeps under the workspace's sources_rev,
-// cites what the workspace holds after every kind of change made through a
-// second handle on the same database (as another server or the CLI would):
+// scope, whose sources the store keeps under the workspace's decisions_rev
+// and blackboard_rev, cites what the workspace holds after every kind of
+// change made through a second handle on the same database (as another
+// server or the CLI would):
 // decision records added, superseded, reactivated and deleted, warnings and
 // findings posted. Each read is compared with one made with an empty cache.
 func TestSnapshotSourcesFollowEveryWriter(t *testing.T) {

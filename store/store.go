@@ -57,7 +57,7 @@ type DB struct {
 	timelines *revCache[[]Activity]
 	ready     *revCache[ReadyState]  // by handoff, under its activity_rev
 	access    *revCache[userAccess]  // users and their workspaces, for sessions
-	sources   *revCache[keptSources] // by workspace, under its sources_rev
+	sources   *revCache[keptSources] // by workspace and table, under its decisions_rev or blackboard_rev
 }
 
 // Entries each revision cache holds: the threads and handoffs people have
