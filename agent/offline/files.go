@@ -37,10 +37,10 @@ func isFileCut(r rune) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|nothing (?:special|to (?:do|change)|needed|changes)|instead of)\b|(^|[—:] )no\s+` + "`")
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|nothing (?:special|to (?:do|change)|needed|changes)|instead of)\b|(^|[—:] )no\s+` + "`")
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore nothing`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore nothing alone`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -106,15 +106,16 @@ func findFiles(sents []sentence) []fileMention {
 				if !negKnown {
 					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc), true
 				}
-				// A file named where the assistant reports that pasted
-				// text addresses AI tools is what that text asks for,
-				// not part of the work.
-				negative := neg || flagsInjection(s)
+				// A file named in text addressed to an AI reading the
+				// conversation, or where the assistant reports such
+				// text, is what that text asks for, not part of the work.
+				injected := flagsInjection(s) || isInjection(s.lower)
+				negative := neg || injected
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
 					// keeps X.rb.
-					negative = turnsDownFile(lc, strings.ToLower(cand)) || flagsInjection(s)
+					negative = turnsDownFile(lc, strings.ToLower(cand)) || injected
 				}
 				out = append(out, fileMention{
 					path:     p,
@@ -160,7 +161,12 @@ func looksLikeFile(p string) bool {
 	if knownFiles[base] {
 		return true
 	}
-	if notFiles[strings.ToLower(p)] || strings.ContainsAny(p, "@&+!") {
+	if isDotfile(base) {
+		return true
+	}
+	// A "+" joins words of a file name (SvelteKit's +page.svelte,
+	// Objective-C's NSString+Trim.m), "++" names a language.
+	if notFiles[strings.ToLower(p)] || strings.ContainsAny(p, "@&!") || strings.Contains(p, "++") {
 		return false
 	}
 	dot := strings.LastIndexByte(base, '.')
@@ -180,6 +186,18 @@ func looksLikeFile(p string) bool {
 	// made only of digits and dots is a version.
 	stem := strings.Trim(base[:dot], "0123456789.")
 	return stem != "" || strings.Contains(p, "/")
+}
+
+// dotfileRE matches the names of configuration dotfiles that knownFiles
+// does not list: tool settings ending in "rc" (.envrc, .bazelrc) and
+// hyphenated names (.tool-versions, .python-version, .clang-format). A
+// dot before a single plain word (.then, .map, .js) is a method or an
+// extension, so it takes one of these two shapes.
+var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
+
+// isDotfile reports whether base names a configuration dotfile.
+func isDotfile(base string) bool {
+	return len(base) > 2 && base[0] == '.' && dotfileRE.MatchString(base)
 }
 
 // upperCount returns the number of upper-case ASCII letters in s.
