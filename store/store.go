@@ -70,9 +70,10 @@ const revCacheEntries = 256
 // a user and their workspaces take a few hundred bytes.
 const accessCacheEntries = 4096
 
-// sourcesCacheEntries is how many workspaces' unscoped snapshot sources
-// are kept: about 60 bytes an ID, so a workspace of 10,000 decision
-// records and as many warnings and findings takes about a megabyte.
+// sourcesCacheEntries is how many lists of unscoped snapshot sources are
+// kept (a workspace's decision records, or its warnings and findings):
+// about 60 bytes an ID, so a workspace of 10,000 decision records and as
+// many warnings and findings takes about a megabyte.
 const sourcesCacheEntries = 32
 
 // Options tune the connection to PostgreSQL; SQLite ignores them. A zero
