@@ -57,3 +57,13 @@ func TestPastedNoteToAIAndLeftAlone(t *testing.T) {
 		t.Errorf("files = %q, want only src/sync/retry.rs", got)
 	}
 }
+
+// TestAbbreviationInBrackets checks that "(e.g. …)" does not end a
+// sentence: the abbreviation is known with a bracket before it too.
+func TestAbbreviationInBrackets(t *testing.T) {
+	got := splitSentences("Spread the expiry (e.g. up to a minute) so keys expire apart. Then warm the cache.")
+	want := []string{"Spread the expiry (e.g. up to a minute) so keys expire apart.", "Then warm the cache."}
+	if !slices.Equal(got, want) {
+		t.Errorf("splitSentences = %q, want %q", got, want)
+	}
+}

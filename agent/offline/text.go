@@ -195,7 +195,7 @@ func splitSentences(line string) []string {
 		if i+1 < len(line) && line[i+1] != ' ' {
 			continue
 		}
-		w := lastWord(line[start:i])
+		w := strings.TrimLeft(lastWord(line[start:i]), "([{\"'")
 		if c == '.' && abbreviations[strings.ToLower(w)] {
 			continue
 		}
