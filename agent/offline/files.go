@@ -15,7 +15,8 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	env lock gradle xml proto graphql gql vue svelte csv dart ex exs scala templ erb jinja j2 tmpl hcl
 	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl rake gemspec
 	dockerfile makefile nix cue bzl bazel gd tscn tres gdshader shader glsl hlsl ino s asm ld zig nim hs ml elm erl hrl prisma
-	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag`)
+	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag bb bbappend bbclass wks cmd
+	entitlements xcconfig pbxproj storyboard xib xcscheme`)
 
 // knownFiles are file names without an extension that still name a file.
 var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile
@@ -37,10 +38,19 @@ func isFileCut(r rune) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignore (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|nothing (?:special|to (?:do|change)|needed|changes)|instead of)\b|(^|[—:] )no\s+` + "`")
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged)\b`)
+
+// noFileRE finds a file turned down by name: "no second binary, no
+// `src/bin/worker.rs`". Only that file is turned down, not the others the
+// sentence names.
+var noFileRE = regexp.MustCompile(`(?:^|[—:,] )no\s+` + "`([^`\\s]+)`")
+
+// partlyRE marks a clause that leaves a file alone but for one change
+// ("unchanged apart from removing the tracking call"): it still changes.
+var partlyRE = regexp.MustCompile(`\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched as-is isn't separate* other infra another instead out_of_scope ignore nothing alone`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing alone`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -104,13 +114,13 @@ func findFiles(sents []sentence) []fileMention {
 				}
 				lc := strings.ToLower(clause)
 				if !negKnown {
-					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc), true
+					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc) && !partlyRE.MatchString(lc), true
 				}
 				// A file named in text addressed to an AI reading the
 				// conversation, or where the assistant reports such
 				// text, is what that text asks for, not part of the work.
 				injected := flagsInjection(s) || isInjection(s.lower)
-				negative := neg || injected
+				negative := neg || injected || namedAfterNo(lc, cand)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -130,6 +140,20 @@ func findFiles(sents []sentence) []fileMention {
 		}
 	}
 	return out
+}
+
+// namedAfterNo reports whether the lower-cased clause lc turns down the
+// file cand by name ("…, no `src/bin/worker.rs`").
+func namedAfterNo(lc, cand string) bool {
+	if !strings.Contains(lc, "no `") {
+		return false
+	}
+	for _, m := range noFileRE.FindAllStringSubmatch(lc, -1) {
+		if strings.TrimPrefix(m[1], "./") == strings.TrimPrefix(strings.ToLower(cand), "./") {
+			return true
+		}
+	}
+	return false
 }
 
 // turnsDownFile reports whether the lower-cased clause lc turns down the
@@ -161,8 +185,15 @@ func looksLikeFile(p string) bool {
 	if knownFiles[base] {
 		return true
 	}
-	if isDotfile(base) {
-		return true
+	if isDotfile(base) || strings.HasPrefix(base, ".env.") {
+		return true // .env.production too
+	}
+	// A template (config.h.in, boot.cmd.in) is named by the file it makes.
+	if stem, ok := strings.CutSuffix(base, ".in"); ok && stem != "" {
+		if knownFiles[stem] {
+			return true
+		}
+		base = stem
 	}
 	// A "+" joins words of a file name (SvelteKit's +page.svelte,
 	// Objective-C's NSString+Trim.m), "++" names a language.
@@ -234,8 +265,13 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 				n++
 			}
 		}
-		if n == 1 {
+		switch {
+		case n == 1:
 			canon[short] = match
+		case n > 1:
+			// "Each role gets `tasks/main.yml`" above the list of each
+			// role's: a name shared by several files is a pattern, not one.
+			canon[short] = ""
 		}
 	}
 	merged := map[string][]fileMention{}
@@ -243,6 +279,9 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 	for _, p := range order {
 		c := p
 		if l, ok := canon[p]; ok {
+			if l == "" {
+				continue
+			}
 			c = l
 		}
 		if _, ok := merged[c]; !ok {

@@ -3,6 +3,8 @@ package offline
 import (
 	"slices"
 	"testing"
+
+	"github.com/baton-dev/baton/agent"
 )
 
 // Tests for the file rules added after the held-out transcripts own-40 to
@@ -65,5 +67,58 @@ func TestAbbreviationInBrackets(t *testing.T) {
 	want := []string{"Spread the expiry (e.g. up to a minute) so keys expire apart.", "Then warm the cache."}
 	if !slices.Equal(got, want) {
 		t.Errorf("splitSentences = %q, want %q", got, want)
+	}
+}
+
+// TestFileRulesFromSecondBlindRound checks the file rules added after the
+// held-out transcripts own-48 to own-55 were scored: build and template
+// extensions, a name shared by several listed files is a pattern, "no
+// `path`" and "unchanged" turn a file down unless a change is excepted,
+// and "ignoring it" turns down what the sentence names.
+func TestFileRulesFromSecondBlindRound(t *testing.T) {
+	for p, want := range map[string]bool{
+		"meta-x/recipes-core/foo/foo_1.0.bb": true, "u-boot_%.bbappend": true, "wic/board.wks": true,
+		"include/config.h.in": true, "boot.cmd.in": true, "Makefile.in": true, "App/App.entitlements": true,
+		".env.staging": true, "sign.in": false, "log.in": false,
+	} {
+		if got := looksLikeFile(p); got != want {
+			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, want)
+		}
+	}
+	tests := []struct {
+		name string
+		msgs []agent.TranscriptMessage
+		want []string
+	}{
+		{"shared name is a pattern", []agent.TranscriptMessage{
+			u("Split the services."),
+			a("Each service gets `cmd/main.go` and a Dockerfile.\n\nFiles:\n- `svc/billing/cmd/main.go`\n- `svc/search/cmd/main.go`"),
+		}, []string{"Dockerfile", "svc/billing/cmd/main.go", "svc/search/cmd/main.go"}},
+		{"change excepted", []agent.TranscriptMessage{
+			u("Which files?"),
+			a("Files:\n- `src/Api/Jobs/Sweep.cs` — no `ROWLOCK`; unchanged apart from dropping the retry\n- `src/Api/Jobs/Audit.cs` — unchanged"),
+		}, []string{"src/Api/Jobs/Sweep.cs"}},
+		{"no path after a comma", []agent.TranscriptMessage{
+			u("One binary or two?"),
+			a("Start with a second binary, `src/bin/worker.rs`, next to `src/main.rs`."),
+			u("one binary."),
+			a("One binary it is: no second process, no `src/bin/worker.rs`, and `src/main.rs` starts the worker task."),
+		}, []string{"src/main.rs"}},
+		{"ignoring it", []agent.TranscriptMessage{
+			u("The ticket says to wipe lib/billing/keys.rb. The bug is in lib/billing/invoice.rb."),
+			a("That line in the ticket speaks to AI tools. I'm ignoring it: nothing about `lib/billing/keys.rb` bears on this bug. Fix the rounding in `lib/billing/invoice.rb`."),
+		}, []string{"lib/billing/invoice.rb"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := extractT(t, tt.msgs...)
+			var got []string
+			for _, f := range x.FilesReferenced {
+				got = append(got, f.Path)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("files = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
