@@ -654,6 +654,8 @@ func optionPicks(lc string, props []proposal) []string {
 		case !letter && bare:
 		case letter && bare && len(ws) > 1:
 			// "B and C": letters and nothing else name lettered items.
+		case letter && len(ws) == 1 && len(strings.TrimRight(lc, ".!)")) == 1:
+			// "b.": a sentence of one letter answers a lettered list.
 		default:
 			continue
 		}
