@@ -209,10 +209,13 @@ func parseProposals(t *transcript, j int) []proposal {
 		}
 		// An item runs over its sentences; its first says what it is.
 		first := s.plain
-		if words(first) < 4 && k+1 < len(ss) && ss[k+1].item == s.item && !ss[k+1].first {
-			first += " " + ss[k+1].plain
-		}
 		title, rest := itemTitle(s.raw, first)
+		if (words(first) < 4 || title != "" && rest == "") && k+1 < len(ss) && ss[k+1].item == s.item && !ss[k+1].first {
+			// "**Key per attempt**" alone on its line: what it is comes
+			// in the item's next sentence or the items under it.
+			first += " " + ss[k+1].plain
+			title, rest = itemTitle(s.raw, first)
+		}
 		if isQuestion(strings.ToLower(first)) {
 			continue
 		}

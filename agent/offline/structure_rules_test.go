@@ -15,3 +15,15 @@ func TestSingleLetterAnswerPicksOption(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"read replica"}}, [][]string{{"per region"}})
 }
+
+// TestNestedBulletsDescribeTheirItem checks that unlabelled items indented
+// under a numbered option say what that option is: picking the option
+// decides what they say, and they are no options of their own.
+func TestNestedBulletsDescribeTheirItem(t *testing.T) {
+	x := extractT(t,
+		u("Uploads to the media service fail for large videos. How should we handle them?"),
+		a("Three ways:\n\n1. **Chunked uploads**\n   - the client splits files into 8 MB parts and resumes from the last acknowledged part\n   - the server assembles the parts once all have arrived\n2. **Bigger request limit**\n   - raise the proxy body limit to 2 GB\n3. **Direct to bucket**\n   - hand out presigned URLs and let clients upload to object storage"),
+		u("1"),
+	)
+	checkDecisions(t, x, [][]string{{"Chunked uploads", "8 MB parts"}}, [][]string{{"presigned"}, {"proxy body limit"}})
+}

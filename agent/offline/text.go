@@ -57,6 +57,9 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 	// list right under it (its pros and cons) belongs to it.
 	boldItems := strings.Count(m.Content, "\n**") >= 2 && countBoldLeads(m.Content) >= 2
 	boldItem, blank := -1, false
+	// indent is how far the current top-level list item is indented, -1
+	// outside a list; parent is that item.
+	indent, parent, parentLabel := -1, -1, ""
 	for line := range strings.SplitSeq(m.Content, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
@@ -80,9 +83,11 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			g = bulletRE.FindStringSubmatch(t)
 		}
 		isBullet := g != nil
+		sub := isBullet && indent >= 0 && indentOf(line) > indent && g[1] == "" && g[2] == "" && !letterRE.MatchString(t[len(g[0]):])
 		lead := !isBullet && boldItems && boldLeadRE.MatchString(t)
 		if !isBullet && !lead {
 			boldItem = -1
+			indent = -1
 		}
 		if !isBullet && !lead {
 			l, ok := labelLine(t)
@@ -105,9 +110,17 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			s.bullet, s.item = true, boldItem
 			t = t[len(g[0]):]
 			cont = true
+		case sub:
+			// "1. **Merchant key**" with "   - the merchant passes …"
+			// under it: an unlabelled item indented under another says
+			// what that one is, as its following sentences.
+			s.bullet, s.item, s.label = true, parent, parentLabel
+			t = t[len(g[0]):]
+			cont = true
 		case isBullet && g != nil:
 			boldItem = -1
 			item++
+			indent, parent = indentOf(line), item
 			s.bullet, s.item = true, item
 			s.label = g[1] + strings.ToLower(g[2])
 			t = t[len(g[0]):]
@@ -115,6 +128,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 				s.label = strings.ToLower(l[1] + l[2])
 				t = t[len(l[0]):]
 			}
+			parentLabel = s.label
 		}
 		for k, part := range splitSentences(t) {
 			c := s
@@ -129,6 +143,11 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 	}
 	return out
+}
+
+// indentOf returns how many spaces or tabs open line.
+func indentOf(line string) int {
+	return len(line) - len(strings.TrimLeft(line, " \t"))
 }
 
 // mayBullet reports whether a line opening with byte b may be a list
