@@ -207,7 +207,7 @@ var (
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
 	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|use|go for|stick with|keep)\b)?\s*(?:your\s+)?`)
-	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
+	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
 )
 
 // imperVerbs are the verbs that open an instruction ("add a cap", "use
@@ -479,13 +479,32 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		// assistant's sentence about it says it in full. A refusal ("no
 		// global retries") does not: that sentence is what it turns down.
 		want := newTokenSet(strings.ToLower(content))
-		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
+		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) && namesObject(want, t.wordsOf(s)) {
 			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
 		}
 	}
 	return d
 }
+
+// namesObject reports whether support, the assistant's sentence a terse
+// answer seems to accept, holds what the answer is about: one of its words
+// other than a verb or a word of time or assent. "Keep workspaces for now"
+// accepts no sentence that only shares "keep" and "now" with it; an answer
+// of verbs alone ("rotate") needs only the verbs.
+func namesObject(want, support tokenSet) bool {
+	object := tokenSet{}
+	for w := range want {
+		if !imperative(w) && !fillerWords[w] {
+			object[w] = struct{}{}
+		}
+	}
+	return len(object) == 0 || looseOverlap(object, support) > 0
+}
+
+// fillerWords are the words of a terse answer that say when or how firmly
+// ("for now", "yes, later too"), stemmed: they name nothing it accepts.
+var fillerWords = wordSet(`now later yes yeah yep fine too also first then still sure good great`)
 
 // reasonRE finds where a user's decision goes on to say why: a clause
 // with its own subject ("…, the prometheus folks will kill me", "… so we

@@ -27,3 +27,15 @@ func TestNestedBulletsDescribeTheirItem(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Chunked uploads", "8 MB parts"}}, [][]string{{"presigned"}, {"proxy body limit"}})
 }
+
+// TestTerseAnswerNotGluedToUnrelatedSentence checks that a terse choice
+// ("Keep cron for now") is not joined to an assistant sentence
+// that shares only its verb, and that "for now" stays part of it.
+func TestTerseAnswerNotGluedToUnrelatedSentence(t *testing.T) {
+	x := extractT(t,
+		u("Our cleanup runs from a cron job on the old VM. We want it in the cluster."),
+		a("Steps:\n\n1. Build the container image now, one that keeps its config in a mounted volume.\n2. Add a scheduled job manifest for it.\n\nShould we retire the VM cron job right away, or run both for a while?"),
+		u("Keep cron for now."),
+	)
+	checkDecisions(t, x, [][]string{{"Keep cron for now"}}, [][]string{{"container image"}})
+}
