@@ -328,6 +328,13 @@ func itemTitle(raw, plain string) (string, string) {
 		if m := leadParenRE.FindString(rest); m != "" {
 			rest = strings.TrimLeft(rest[len(m):], ":.—–-, ")
 		}
+		if more := labelLead(rest); more != "" && !strings.ContainsAny(m[0], ":.") && words(more) <= 5 && !hasWordPrefix(strings.ToLower(more), "or", "and") {
+			// "**Hangfire** with SQL Server storage: persistent jobs, …":
+			// the name runs on to the colon. "**A** or **B**: …" names
+			// two options, not one.
+			title = title + " " + strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(more), ":"))
+			rest = strings.TrimSpace(rest[len(more):])
+		}
 		return title, rest
 	}
 	if strings.IndexByte(plain, ':') > 0 {

@@ -39,3 +39,15 @@ func TestTerseAnswerNotGluedToUnrelatedSentence(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Keep cron for now"}}, [][]string{{"container image"}})
 }
+
+// TestOptionNameRunsToColon checks that an option whose bold name goes on
+// to a colon ("**Redis** with persistence on: …") is named by all of it,
+// and that what follows the colon, its traits, is no part of the decision.
+func TestOptionNameRunsToColon(t *testing.T) {
+	x := extractT(t,
+		u("Where should the session store live?"),
+		a("Choices:\n\n- **Redis** with AOF persistence: survives restarts, fast, one more service to run.\n- **Cookies** signed by the server: no storage, but size limited to 4 KB.\n\nI'd lean to the first."),
+		u("redis with aof"),
+	)
+	checkDecisions(t, x, [][]string{{"Redis with AOF persistence"}}, [][]string{{"survives restarts"}, {"Cookies"}})
+}
