@@ -86,8 +86,16 @@ func traits(body string) bool {
 	if len(parts) < 2 {
 		return false
 	}
-	for _, part := range parts[:2] {
-		if n := words(part); n == 0 || n > 3 {
+	return shortParts(parts[:2], 3) || len(parts) >= 3 && shortParts(parts[:3], 5)
+}
+
+// shortParts reports whether every phrase of parts has between one and
+// most words: two phrases of three words ("free, zero config") or three
+// of five ("built for the App Router, works in Server Components, handles
+// routing") list traits; longer ones say how something works.
+func shortParts(parts []string, most int) bool {
+	for _, part := range parts {
+		if n := words(part); n == 0 || n > most {
 			return false
 		}
 	}

@@ -51,3 +51,15 @@ func TestOptionNameRunsToColon(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Redis with AOF persistence"}}, [][]string{{"survives restarts"}, {"Cookies"}})
 }
+
+// TestThreeShortPhrasesAreTraits checks that an option described by three
+// short phrases ("runs on the JVM, ships a UI, scales out") is decided by
+// its name: the phrases are why it was picked, not what to do.
+func TestThreeShortPhrasesAreTraits(t *testing.T) {
+	x := extractT(t,
+		u("Which scheduler for the batch jobs?"),
+		a("Two options:\n- `temporal`: keeps a full workflow history, retries each failed step, ships a web UI.\n- `cron` on one box: nothing new to run, but no retries.\n\nEither works for your volume."),
+		u("temporal."),
+	)
+	checkDecisions(t, x, [][]string{{"temporal"}}, [][]string{{"web UI"}, {"no retries"}})
+}
