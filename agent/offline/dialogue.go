@@ -54,7 +54,7 @@ func (p *proposal) decision() string {
 		text = decisionText(p.body)
 	case p.pathy:
 		text = decisionText(p.body)
-	case p.body != "" && !(p.option && traits(p.body)):
+	case p.body != "" && !traits(p.body):
 		text = p.name + ": " + decisionText(p.body)
 	case p.body != "" && p.topic != "" && len(tokens(strings.ToLower(p.name))) == 1:
 		// "Routing strategy: Sub-path": a one-word pick says what it
@@ -71,11 +71,12 @@ func (p *proposal) decision() string {
 	return p.text
 }
 
-// traits reports whether what an option's item says about it lists its
+// traits reports whether what a named item says about it lists its
 // traits ("free, zero config, no key rotation", "encrypted, incremental")
 // rather than how it works: it opens with two or more short phrases
-// separated by commas and no verb that instructs. Picking such an option
-// decides on its name; its traits are the reasons.
+// separated by commas and no verb that instructs. Picking such an option,
+// or accepting such a plan item, decides on its name; its traits are the
+// reasons.
 func traits(body string) bool {
 	lc := strings.ToLower(body)
 	if imperative(lc) {

@@ -63,3 +63,15 @@ func TestThreeShortPhrasesAreTraits(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"temporal"}}, [][]string{{"web UI"}, {"no retries"}})
 }
+
+// TestPlanItemWithTraitsIsItsName checks that a plan item whose name says
+// what to do and whose text only lists traits ("**Gzip responses**: cheap,
+// built in") is decided by its name, as an option would be.
+func TestPlanItemWithTraitsIsItsName(t *testing.T) {
+	x := extractT(t,
+		u("The API is slow on mobile."),
+		a("Here is what I would change:\n\n- **Gzip the JSON responses**: cheap, built in, no new dependency.\n- **Page the order list** at 50 rows per request.\n\nShall I start?"),
+		u("ok, go"),
+	)
+	checkDecisions(t, x, [][]string{{"Gzip the JSON responses"}, {"Page the order list"}}, [][]string{{"cheap"}})
+}
