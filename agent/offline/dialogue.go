@@ -926,8 +926,8 @@ func isQuantity(after string) bool {
 }
 
 // pickFill are the words that may stand around an option's number
-// ("2 and 3 too", "I'll take 2").
-var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the`)
+// ("2 and 3 too", "I'll take 2", "1 and 4 for now").
+var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the now fine good first`)
 
 // echoPick returns the option of props whose name a short clause repeats
 // ("nuke", "dedup table then"), or -1.

@@ -75,3 +75,14 @@ func TestPlanItemWithTraitsIsItsName(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Gzip the JSON responses"}, {"Page the order list"}}, [][]string{{"cheap"}})
 }
+
+// TestNumbersForNowPickOptions checks that option numbers with "for now"
+// around them ("1 and 3 for now") still pick those options.
+func TestNumbersForNowPickOptions(t *testing.T) {
+	x := extractT(t,
+		u("Search is slow. Ideas?"),
+		a("Three ways:\n\n1. **Trigram index** on the title column with pg_trgm.\n2. **External engine**: move search to a dedicated search cluster.\n3. **Result cache** in Redis for the top queries, 10 minute expiry."),
+		u("1 and 3 for now."),
+	)
+	checkDecisions(t, x, [][]string{{"Trigram index"}, {"Result cache"}}, [][]string{{"External engine"}})
+}
