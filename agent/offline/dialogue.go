@@ -197,6 +197,14 @@ func parseProposals(t *transcript, j int) []proposal {
 				out = append(out, proposal{msg: j, item: -1, body: rest, set: newTokenSet(strings.ToLower(rest))})
 				continue
 			}
+			if opts := inlineOptions(s.plain); len(opts) > 0 {
+				list++
+				for _, o := range opts {
+					out = append(out, proposal{msg: j, item: -1, list: list, label: o.label, option: true, body: o.text,
+						set: newTokenSet(strings.ToLower(o.text)), title: newTokenSet(strings.ToLower(firstWords(o.text, 6)))})
+				}
+				continue
+			}
 			if hedgeRE.MatchString(s.lower) {
 				continue
 			}
@@ -253,6 +261,44 @@ func parseProposals(t *transcript, j int) []proposal {
 			p.title = newTokenSet(strings.ToLower(firstWords(first, 6)))
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// inlineOption is an alternative offered inside a sentence.
+type inlineOption struct{ label, text string }
+
+// inlineLabelRE is the label of an alternative inside a sentence: "(a) ".
+var inlineLabelRE = regexp.MustCompile(`\(([a-h])\)\s+`)
+
+// inlineOptions returns the lettered alternatives a prose sentence offers
+// ("options are (a) raise the limit, or (b) page the results"), or nil
+// when it offers fewer than two, lettered from (a) on.
+func inlineOptions(s string) []inlineOption {
+	if !strings.Contains(s, "(b) ") {
+		return nil
+	}
+	locs := inlineLabelRE.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) < 2 {
+		return nil
+	}
+	var out []inlineOption
+	for k, loc := range locs {
+		label := s[loc[2]:loc[3]]
+		if label[0] != byte('a'+k) {
+			return nil
+		}
+		end := len(s)
+		if k+1 < len(locs) {
+			end = locs[k+1][0]
+		}
+		text := strings.TrimSpace(s[loc[1]:end])
+		text = strings.TrimSuffix(strings.TrimSuffix(text, " or"), ",")
+		text = strings.TrimRight(strings.TrimSpace(text), ".;,")
+		if words(text) < 2 {
+			return nil
+		}
+		out = append(out, inlineOption{label, text})
 	}
 	return out
 }
@@ -628,6 +674,10 @@ func listItems(props []proposal, fits []func(proposal) bool) []int {
 	return items
 }
 
+// leadLetterRE is a clause that opens with a letter and a comma or colon
+// ("b, heartbeat", "(a): the replica").
+var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?[,:]\s+(\S+)`)
+
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
 // A number counts after "option" or "approach", or when the clause is
@@ -639,7 +689,13 @@ func optionPicks(lc string, props []proposal) []string {
 			has[p.label] = true
 		}
 	}
-	if len(has) == 0 || len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+	if len(has) == 0 {
+		return nil
+	}
+	if m := leadLetterRE.FindStringSubmatch(lc); m != nil && has[m[1]] && !has[strings.Trim(m[2], "().,")] {
+		return []string{m[1]} // "b, heartbeat": the letter, then what it is
+	}
+	if len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil // too long to be only letters ("B and C")
 	}
 	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '!' || r == '&' || r == '+' })
@@ -678,7 +734,7 @@ func optionPicks(lc string, props []proposal) []string {
 		default:
 			continue
 		}
-		if k+1 < len(ws) && !named && isQuantity(ws[k+1]) {
+		if k+1 < len(ws) && !named && isQuantity(ws[k+1]) && !has[strings.Trim(ws[k+1], ".()#:")] {
 			continue
 		}
 		if !slices.Contains(out, l) {

@@ -572,6 +572,11 @@ func findOption(t *transcript, i int, label string) (int, string, bool) {
 		if len(text) > 0 {
 			return j, strings.Join(text, " "), true
 		}
+		for _, p := range t.assistantProposals(j) {
+			if p.option && p.item < 0 && p.label == label {
+				return j, p.body, true // "(b) have the worker …" inside a sentence
+			}
+		}
 	}
 	return -1, "", false
 }

@@ -86,3 +86,27 @@ func TestNumbersForNowPickOptions(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Trigram index"}, {"Result cache"}}, [][]string{{"External engine"}})
 }
+
+// TestInlineLetteredOptions checks that alternatives lettered inside a
+// sentence ("either (a) …, or (b) …") are options a letter picks, and that
+// a letter followed by a comma and a word ("b, the queue") picks it too.
+func TestInlineLetteredOptions(t *testing.T) {
+	x := extractT(t,
+		u("Webhooks to partners sometimes fail and we lose them."),
+		a("Two fixes: either (a) retry inline three times before giving up, or (b) write each webhook to an outbox table and deliver it from a background worker with backoff."),
+		u("b, the outbox."),
+	)
+	checkDecisions(t, x, [][]string{{"outbox table", "background worker"}}, [][]string{{"retry inline"}})
+}
+
+// TestLeadingLetterListIsNoSinglePick checks that "a, b" picks both
+// lettered options, not only the first.
+func TestLeadingLetterListIsNoSinglePick(t *testing.T) {
+	props := []proposal{{label: "a"}, {label: "b"}, {label: "c"}}
+	if got := optionPicks("a, b", props); len(got) != 2 {
+		t.Errorf("optionPicks(%q) = %v, want [a b]", "a, b", got)
+	}
+	if got := optionPicks("c, the queue", props); len(got) != 1 || got[0] != "c" {
+		t.Errorf("optionPicks(%q) = %v, want [c]", "c, the queue", got)
+	}
+}
