@@ -54,6 +54,10 @@ func (p *proposal) decision() string {
 		text = decisionText(p.body)
 	case p.pathy:
 		text = decisionText(p.body)
+	case p.body != "" && imperative(strings.ToLower(p.name)) && explains(strings.ToLower(decisionText(p.body))):
+		// "**Give it the sparsity pattern**: the Jacobian is banded": the
+		// name says what to do, the rest why.
+		text = p.name
 	case p.body != "" && !traits(p.body):
 		text = p.name + ": " + decisionText(p.body)
 	case p.body != "" && p.topic != "" && len(tokens(strings.ToLower(p.name))) == 1:
@@ -69,6 +73,13 @@ func (p *proposal) decision() string {
 	}
 	p.text = tidy(firstWords(text, 20))
 	return p.text
+}
+
+// explains reports whether lower-cased text, what an item says after its
+// name, states how things are about the thing it names ("the Jacobian is
+// banded", "it is cheap"): a reason, not more of what to do.
+func explains(lc string) bool {
+	return hasWordPrefix(lc, "the", "this", "that", "it", "its", "it's") && isStatement(lc)
 }
 
 // traits reports whether what a named item says about it lists its
@@ -764,10 +775,13 @@ func echoItem(lc string, props []proposal) int {
 		if p.option || p.item < 0 {
 			continue
 		}
-		n := 0
+		n := 0 // a word said as it is counts twice one only alike
 		for w := range p.title {
 			if len(w) >= 3 && !genericWords[w] && echoes(want, w) {
 				n++
+				if _, ok := want[w]; ok {
+					n++
+				}
 			}
 		}
 		switch {
@@ -1029,6 +1043,10 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 	return best
 }
 
+// takeLeadRE opens a clause that takes what it names ("do the cache and
+// the index", "let's go with both").
+var takeLeadRE = regexp.MustCompile(`^(?:(?:let'?s|we'll|i'll|please) )?(?:do|go with|take|add|keep)\b\s*`)
+
 // pickJoinRE separates the names of options picked together ("client
 // authority + interpolation", "dedup table and the sweeper").
 var pickJoinRE = regexp.MustCompile(`\s+(?:\+|&|and|plus)\s+|,\s+`)
@@ -1060,6 +1078,10 @@ func echoItems(lc string, props []proposal) []int {
 	if words(lc) > 10 || !strings.ContainsAny(lc, "+&,") && !strings.Contains(lc, " and ") && !strings.Contains(lc, " plus ") {
 		return nil
 	}
+	// "yes, do the sparsity thing and the solver": the items come after
+	// the yes and the verb that takes them.
+	lc = strings.TrimSpace(unlead(leadRE, lc))
+	lc = strings.TrimSpace(unlead(takeLeadRE, lc))
 	var out []int
 	for _, part := range pickJoinRE.Split(lc, -1) {
 		k := echoItem(part, props)

@@ -110,3 +110,27 @@ func TestLeadingLetterListIsNoSinglePick(t *testing.T) {
 		t.Errorf("optionPicks(%q) = %v, want [c]", "c, the queue", got)
 	}
 }
+
+// TestAcceptedItemsByNameAfterVerb checks that "yes, do the X thing and
+// the Y" accepts the two plan items it names, even when a third item
+// shares the start of a word with one of them ("sparse" for "sparsity").
+func TestAcceptedItemsByNameAfterVerb(t *testing.T) {
+	x := extractT(t,
+		u("The nightly import takes four hours."),
+		a("What I would change:\n\n1. **Batch the inserts** in groups of 1000 rows with COPY.\n2. **Drop the unused indexes** on the staging table before loading.\n3. **Move the indexing job** to after the load.\n"),
+		u("yes, do the batching thing and the unused indexes. what about the job?"),
+	)
+	checkDecisions(t, x, [][]string{{"Batch the inserts"}, {"Drop the unused indexes"}}, [][]string{{"batching thing"}})
+}
+
+// TestImperativeNameWithReason checks that a plan item whose name says
+// what to do and whose text only says why ("**Add an index**: the table
+// is scanned …") is decided by its name instead of dropped.
+func TestImperativeNameWithReason(t *testing.T) {
+	x := extractT(t,
+		u("Order lookups are slow."),
+		a("Plan:\n\n1. **Add an index on orders.customer_id**: the table is scanned on every lookup.\n2. **Cache the customer profile** for five minutes in the API.\n"),
+		u("ok, go"),
+	)
+	checkDecisions(t, x, [][]string{{"Add an index on orders.customer_id"}, {"Cache the customer profile"}}, [][]string{{"scanned"}})
+}
