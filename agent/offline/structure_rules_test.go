@@ -134,3 +134,17 @@ func TestImperativeNameWithReason(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Add an index on orders.customer_id"}, {"Cache the customer profile"}}, [][]string{{"scanned"}})
 }
+
+// TestEmojiAcceptance checks that a reply of only a thumbs-up or "+1"
+// accepts what the assistant proposed: the emoji is no word, so no word
+// boundary follows it.
+func TestEmojiAcceptance(t *testing.T) {
+	for _, yes := range []string{"👍", "+1", "✅"} {
+		x := extractT(t,
+			u("Builds are slow on CI."),
+			a("Cache the Go module directory between CI runs, keyed on go.sum."),
+			u(yes),
+		)
+		checkDecisions(t, x, [][]string{{"Cache the Go module directory"}}, nil)
+	}
+}
