@@ -486,7 +486,7 @@ func predicts(lc string) bool {
 // rather than what to do: a verb like "is" or "has" among its first seven
 // words (before any comma), "that means", or a lead like "there's".
 func isStatement(lc string) bool {
-	if factLeadRE.MatchString(lc) || strings.Contains(lc, "that means") {
+	if factLeadRE.MatchString(lc) || strings.Contains(lc, "that means") || codeSubject(lc) {
 		return true
 	}
 	n := 0
@@ -504,6 +504,19 @@ func isStatement(lc string) bool {
 		}
 	}
 	return false
+}
+
+// codeSubject reports whether lower-cased text opens with a name from the
+// code and a verb that says what it does ("make_params allocates a new
+// buffer", "lap(u) returns a new array"): a description, not an
+// instruction, since no instruction opens with a code name.
+func codeSubject(lc string) bool {
+	first, rest, ok := strings.Cut(lc, " ")
+	if !ok || !strings.ContainsAny(first, "_(./") {
+		return false
+	}
+	verb, _, _ := strings.Cut(rest, " ")
+	return len(verb) > 3 && strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss")
 }
 
 // isFact reports whether a user's clause only states how things are

@@ -148,3 +148,20 @@ func TestEmojiAcceptance(t *testing.T) {
 		checkDecisions(t, x, [][]string{{"Cache the Go module directory"}}, nil)
 	}
 }
+
+// TestCodeNameSubjectIsNoInstruction checks that a sentence opening with
+// a name from the code and what it does ("load_rows returns …") is read
+// as a description, not a decision, while an instruction stays one.
+func TestCodeNameSubjectIsNoInstruction(t *testing.T) {
+	for lc, want := range map[string]bool{
+		"load_rows returns a fresh slice per call": true,
+		"parse(cfg) checks every key":              true,
+		"add a retry to fetch_rows":                false,
+		"config.yaml keeps the defaults":           true,
+		"db.go class":                              false,
+	} {
+		if got := isStatement(lc); got != want {
+			t.Errorf("isStatement(%q) = %v, want %v", lc, got, want)
+		}
+	}
+}
