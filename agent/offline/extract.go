@@ -482,9 +482,25 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) && namesObject(want, t.wordsOf(s)) {
 			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
+			d.group = optionGroup(t, s)
 		}
 	}
 	return d
+}
+
+// optionGroup returns the group of the option list sentence s is an item
+// of, or -1 when it is none: a terse answer said in an option's words picks
+// that option, and a later pick from the same list replaces it.
+func optionGroup(t *transcript, s sentence) int {
+	if !s.bullet {
+		return -1
+	}
+	for _, p := range t.assistantProposals(s.msg) {
+		if p.option && p.item == s.item {
+			return listGroup(s.msg, p.list)
+		}
+	}
+	return -1
 }
 
 // namesObject reports whether support, the assistant's sentence a terse

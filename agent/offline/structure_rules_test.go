@@ -165,3 +165,19 @@ func TestCodeNameSubjectIsNoInstruction(t *testing.T) {
 		}
 	}
 }
+
+// TestTerseOptionPickReplacedByLaterPick checks that an option picked by
+// a terse answer said in its words is replaced when a later answer picks
+// another option of the same list.
+func TestTerseOptionPickReplacedByLaterPick(t *testing.T) {
+	x := extractT(t,
+		u("We need error tracking for the mobile app. Options?"),
+		a("Three families:\n\n- **Hosted** — Sentry cloud, Bugsnag: dashboards and alerting from day one\n- **Self-hosted** — Sentry on our own servers: free licence, we run it\n- **Homegrown** — crash reports posted to our API and stored in Postgres\n\nWhat matters most?"),
+		u("Honestly let's just go with Sentry cloud, I don't want to run anything."),
+		a("OK. The SDK goes into the app shell and uploads source maps on release."),
+		u("Procurement blocked it, the contract is too expensive. Back to the list."),
+		a("Then the options are self-hosted or homegrown."),
+		u("We have no ops time. Homegrown, crash reports stored in our Postgres."),
+	)
+	checkDecisions(t, x, [][]string{{"Homegrown"}}, [][]string{{"Sentry cloud"}})
+}
