@@ -1272,7 +1272,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				// sweeper" accepts the rest. A refusal of nothing on offer
 				// after a yes ("ok, no global retries") is a decision.
 				body := strings.TrimSpace(unlead(leadRE, lc))
-				if isRejection(lc) || body != lc && isRejection(body) {
+				if head, _, ok := strings.Cut(body, ", "); ok && verdictEndRE.MatchString(head) {
+					// "sliding 30 days is fine, people should never be
+					// logged out": the verdict accepts; what follows is why.
+					body = head
+				}
+				if rejectRE.MatchString(lc) || body != lc && isRejection(body) || body == lc && isRejection(lc) {
 					set := newTokenSet(body)
 					hit := false
 					for k, p := range props {

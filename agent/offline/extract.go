@@ -533,6 +533,12 @@ func withoutReason(s string) string {
 	if loc := reasonRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 2 {
 		return s[:loc[0]]
 	}
+	// "Sliding 30 days is fine, product wants people to stay logged in":
+	// after a verdict, a clause that instructs nothing is the reason.
+	if head, rest, ok := strings.Cut(s, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) &&
+		len(tokens(strings.ToLower(head))) >= 2 && !imperative(strings.ToLower(rest)) && !acceptCuesAny.match(strings.ToLower(rest)) {
+		return head
+	}
 	return s
 }
 

@@ -181,3 +181,15 @@ func TestTerseOptionPickReplacedByLaterPick(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Homegrown"}}, [][]string{{"Sentry cloud"}})
 }
+
+// TestVerdictWithNegativeReason checks that "X is fine, <reason with
+// never>" is a decision on X, not a refusal: the "never" is in the reason,
+// which is cut off.
+func TestVerdictWithNegativeReason(t *testing.T) {
+	x := extractT(t,
+		u("How long should uploaded reports be kept?"),
+		a("Ninety days covers most audits. Some teams also purge drafts after a week. Want that too?"),
+		u("Ninety day retention is fine, auditors never ask for older ones."),
+	)
+	checkDecisions(t, x, [][]string{{"Ninety day retention is fine"}}, [][]string{{"auditors"}})
+}
