@@ -534,10 +534,12 @@ func withoutReason(s string) string {
 		return s[:loc[0]]
 	}
 	// "Sliding 30 days is fine, product wants people to stay logged in":
-	// after a verdict, a clause that instructs nothing is the reason.
-	if head, rest, ok := strings.Cut(s, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) &&
-		len(tokens(strings.ToLower(head))) >= 2 && !imperative(strings.ToLower(rest)) && !acceptCuesAny.match(strings.ToLower(rest)) {
-		return head
+	// after a verdict, a clause that neither instructs nor commits ("we'll
+	// deploy at night") is the reason.
+	if head, rest, ok := strings.Cut(s, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) && len(tokens(strings.ToLower(head))) >= 2 {
+		if lr := strings.ToLower(rest); !imperative(lr) && !acceptCuesAny.match(lr) && !explicitChoiceRE.MatchString(lr) {
+			return head
+		}
 	}
 	return s
 }
