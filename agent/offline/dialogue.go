@@ -1244,7 +1244,8 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		general := false
 		reversal := false
 		var against []tokenSet
-		said := "" // the last statement of the message, for "memoize it"
+		said := ""    // the last statement of the message, for "memoize it"
+		refused := "" // the last clause of the message that refuses something
 		before := len(cands)
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
@@ -1291,6 +1292,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					}
 					if hit || isRejection(lc) {
 						against = append(against, set)
+						refused = c
 						continue
 					}
 				}
@@ -1380,6 +1382,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
+					if refused != "" && insteadRE.MatchString(lc) {
+						// "No auto redirect. Show a banner instead.": the
+						// choice says what replaces the refusal before it.
+						d.Content = tidy(refused) + "; " + lowerFirst(strings.TrimRight(d.Content, ".!")) + " instead"
+					}
 					cands = joinTerse(cands, d)
 				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
@@ -1506,6 +1513,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	}
 	return out
 }
+
+// insteadRE ends a clause that says what to do in place of something
+// ("show a banner instead").
+var insteadRE = regexp.MustCompile(`\binstead[.!]*$`)
 
 // picksOnlyRE is a sentence that only picks options by their labels ("I'd
 // go with B", "Do 1 + 2 + 3b", "scrap A, go with your B"): it points at the decision without saying

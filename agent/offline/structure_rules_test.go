@@ -193,3 +193,14 @@ func TestVerdictWithNegativeReason(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Ninety day retention is fine"}}, [][]string{{"auditors"}})
 }
+
+// TestInsteadJoinsRefusal checks that a choice ending in "instead" is
+// reported with the refusal before it, which it replaces.
+func TestInsteadJoinsRefusal(t *testing.T) {
+	x := extractT(t,
+		u("Users complain about the session timeout."),
+		a("We could log users out after 15 minutes idle, or extend sessions on activity. Should idle users be logged out automatically?"),
+		u("No automatic logout for idle users. Update the session expiry on every request instead."),
+	)
+	checkDecisions(t, x, [][]string{{"No automatic logout", "update the session expiry on every request instead"}}, nil)
+}
