@@ -117,7 +117,7 @@ func confirmation(t *transcript, i int) *candidate {
 		if lt := strings.ToLower(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
 			return nil
 		}
-		text = mainStatement(text)
+		text = firstPoint(mainStatement(text))
 		if !actionable(text) || len(tokens(strings.ToLower(text))) < 3 {
 			return nil
 		}
@@ -128,6 +128,27 @@ func confirmation(t *transcript, i int) *candidate {
 		return d
 	}
 	return nil
+}
+
+// firstPoint returns the first of the points a confirmation lists as
+// clauses of their own ("built-ins stay hardcoded in plugins.py, plugins
+// come only from the group, and the docs link to the example"): the one
+// that answers what the user just said. Text that is not such a list
+// comes back as it is.
+func firstPoint(s string) string {
+	if !strings.Contains(s, ", and ") {
+		return s
+	}
+	parts := strings.Split(strings.Replace(s, ", and ", ", ", 1), ", ")
+	if len(parts) < 3 {
+		return s
+	}
+	for _, p := range parts {
+		if words(p) < 3 || hasWordPrefix(strings.ToLower(p), "if", "when", "in", "on", "for", "with", "unless") {
+			return s // "X, Y, and Z" names things, "in A, do B": no list of points
+		}
+	}
+	return parts[0]
 }
 
 // replyEchoes reports whether the assistant's reply to user message i

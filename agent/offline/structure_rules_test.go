@@ -204,3 +204,16 @@ func TestInsteadJoinsRefusal(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"No automatic logout", "update the session expiry on every request instead"}}, nil)
 }
+
+// TestConfirmationListsPoints checks that a confirmation listing agreed
+// points as clauses ("A stays X, B comes from Y, and C links to Z") is
+// reported by its first point, the one that answers the user.
+func TestConfirmationListsPoints(t *testing.T) {
+	x := extractT(t,
+		u("Should the default themes ship inside the app?"),
+		a("They could ship inside the app or be loaded from the theme registry like any other theme."),
+		u("Keep them bundled. ok go"),
+		a("Got it: default themes stay bundled in the app binary, custom themes come only from the registry, and the settings page links to the theme guide."),
+	)
+	checkDecisions(t, x, [][]string{{"themes stay bundled in the app binary"}}, [][]string{{"settings page links"}})
+}
