@@ -38,6 +38,10 @@ type proposal struct {
 	topic string
 	text  string // the proposal as a decision, once made; "" if it is none
 	made  bool
+	// fix is what a later sentence of the item says to do when its first
+	// sentence only describes ("Versioning: X = 1 in base.py. On a
+	// mismatch, skip the plugin."); "" when none.
+	fix string
 }
 
 // decision returns the proposal said as a decision, or "" when what it
@@ -72,6 +76,9 @@ func (p *proposal) decision() string {
 		return ""
 	}
 	p.text = tidy(firstWords(text, 20))
+	if p.fix != "" {
+		p.text = strings.TrimRight(p.text, ".!…") + "; " + lowerFirst(tidy(firstWords(statement(p.fix), 12)))
+	}
 	return p.text
 }
 
@@ -249,6 +256,9 @@ func parseProposals(t *transcript, j int) []proposal {
 		}
 		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest, topic: s.section,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
+		if !imperative(strings.ToLower(statement(first))) && !imperative(strings.ToLower(rest)) {
+			p.fix = itemFix(ss, k)
+		}
 		if p.name == "" {
 			p.body = first
 		}
@@ -274,6 +284,25 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// itemFix returns the first sentence after sentence k, in the same list
+// item, that says what to do, or "".
+func itemFix(ss []sentence, k int) string {
+	for _, s := range ss[k+1:] {
+		if s.item != ss[k].item || s.first {
+			break
+		}
+		lc := strings.ToLower(statement(s.plain))
+		if imperative(lc) {
+			return s.plain
+		}
+		// "On a mismatch, skip the plugin": an instruction under a condition.
+		if cond, then, ok := strings.Cut(lc, ", "); ok && hasWordPrefix(cond, "on", "if", "when", "after", "before") && words(cond) <= 6 && (imperative(then) || hasWordPrefix(then, "skip")) {
+			return s.plain
+		}
+	}
+	return ""
 }
 
 // inlineOption is an alternative offered inside a sentence.

@@ -217,3 +217,15 @@ func TestConfirmationListsPoints(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"themes stay bundled in the app binary"}}, [][]string{{"settings page links"}})
 }
+
+// TestItemDescriptionThenInstruction checks that an accepted plan item
+// whose first sentence describes and a later one instructs ("On a
+// mismatch, skip the job with a warning.") is reported with both.
+func TestItemDescriptionThenInstruction(t *testing.T) {
+	x := extractT(t,
+		u("How should the importer handle schema changes?"),
+		a("Design:\n- **Schema version**: SCHEMA_VERSION = 3 in importer/schema.py; each job file declares schema_version. On a mismatch, skip the job with a warning.\n- **Dry runs**: a --dry-run flag prints what would be imported."),
+		u("schema version yes"),
+	)
+	checkDecisions(t, x, [][]string{{"SCHEMA_VERSION = 3", "skip the job with a warning"}}, nil)
+}
