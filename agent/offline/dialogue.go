@@ -89,6 +89,25 @@ func explains(lc string) bool {
 	return hasWordPrefix(lc, "the", "this", "that", "it", "its", "it's") && isStatement(lc)
 }
 
+// described returns what a list item says, as a decision, when it
+// describes the design rather than instructs ("a reader is only loaded
+// when someone asks for that format"): "" when it is too short to say
+// anything or warns rather than describes.
+func (p *proposal) described() string {
+	text := decisionText(p.body)
+	switch {
+	case p.name != "" && text == "":
+		text = p.name
+	case p.name != "" && !p.pathy:
+		text = p.name + ": " + text
+	}
+	lc := strings.ToLower(text)
+	if len(tokens(lc)) < 3 || riskCues.match(lc) || hedgeRE.MatchString(lc) || isQuestion(lc) {
+		return ""
+	}
+	return tidy(firstWords(text, 20))
+}
+
 // traits reports whether what a named item says about it lists its
 // traits ("free, zero config, no key rotation", "encrypted, incremental")
 // rather than how it works: it opens with two or more short phrases
@@ -1457,6 +1476,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				continue
 			}
 			text := props[k].decision()
+			if text == "" && picked[k] > 0 && p.item >= 0 {
+				// "lazy load yes": an item the user named is what they
+				// accepted, even when it describes the design ("a reader
+				// is only loaded when asked for") rather than instructs.
+				text = props[k].described()
+			}
 			if text == "" {
 				continue
 			}

@@ -229,3 +229,15 @@ func TestItemDescriptionThenInstruction(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"SCHEMA_VERSION = 3", "skip the job with a warning"}}, nil)
 }
+
+// TestNamedItemThatDescribes checks that a plan item the user accepts by
+// name is reported even when it describes the design instead of
+// instructing ("Thumbnails are generated on first request").
+func TestNamedItemThatDescribes(t *testing.T) {
+	x := extractT(t,
+		u("Image uploads make the gallery slow."),
+		a("Plan:\n- Thumbnails are generated on first request and cached in the CDN for a week.\n- Originals are moved to cold storage after 90 days."),
+		u("thumbnails yes. what does cold storage cost?"),
+	)
+	checkDecisions(t, x, [][]string{{"Thumbnails are generated on first request"}}, [][]string{{"cold storage after"}})
+}
