@@ -241,3 +241,15 @@ func TestNamedItemThatDescribes(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Thumbnails are generated on first request"}}, [][]string{{"cold storage after"}})
 }
+
+// TestOpeningNeedIsNoDecision checks that "We need …" in the message that
+// opens the conversation is its goal, not a decision, while the same words
+// in reply to the assistant still decide.
+func TestOpeningNeedIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("We need a cache for the product API, it is too slow."),
+		a("Put an in-process LRU in each pod with a 60 second expiry."),
+		u("ok. we also need a metric for the hit rate."),
+	)
+	checkDecisions(t, x, [][]string{{"metric for the hit rate"}}, [][]string{{"cache for the product API"}})
+}
