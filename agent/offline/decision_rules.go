@@ -338,8 +338,8 @@ var modalVerbs = wordSet(`should must will would can could may might shall`)
 // ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
 // the start of an instruction ("Use table-layout").
 func isLabel(s string) bool {
-	if words(s) > 4 || strings.ContainsAny(s, "(){}[]'\"=") {
-		return false
+	if words(s) > 4 || strings.ContainsAny(s, "(){}[]'\"=/") {
+		return false // "actions/setup-node with cache": a path, not a label
 	}
 	// "Use table-layout: fixed": a verb and its object, not a label.
 	if words(s) >= 2 && imperative(strings.ToLower(s)) {

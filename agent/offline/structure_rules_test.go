@@ -253,3 +253,15 @@ func TestOpeningNeedIsNoDecision(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"metric for the hit rate"}}, [][]string{{"cache for the product API"}})
 }
+
+// TestPathBeforeColonIsNoLabel checks that words with a path in them
+// before a colon ("actions/cache with key: …") are kept, not dropped as
+// a label.
+func TestPathBeforeColonIsNoLabel(t *testing.T) {
+	if got := statement("actions/cache with key: go.sum"); got != "actions/cache with key: go.sum" {
+		t.Errorf("statement dropped the path: %q", got)
+	}
+	if got := statement("For your SEO worry: keep URLs stable"); got != "keep URLs stable" {
+		t.Errorf("statement kept the label: %q", got)
+	}
+}
