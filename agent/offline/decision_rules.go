@@ -30,7 +30,7 @@ var (
 	// clauseCutRE separates the main clause of a statement from asides.
 	clauseCutRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
 	// recapRE names a section that restates what was decided.
-	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|updated plan|summary|recap|so the plan is|what we agreed)\b`)
+	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended) plan|summary|recap|so the plan is|what we agreed)\b`)
 )
 
 // ackLead returns the acknowledgement ackRE finds at the start of

@@ -1430,7 +1430,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
-					if refused != "" && insteadRE.MatchString(lc) {
+					if len(tokens(strings.ToLower(refused))) >= 2 && insteadRE.MatchString(lc) {
 						// "No auto redirect. Show a banner instead.": the
 						// choice says what replaces the refusal before it.
 						d.Content = tidy(refused) + "; " + lowerFirst(strings.TrimRight(d.Content, ".!")) + " instead"

@@ -265,3 +265,37 @@ func TestPathBeforeColonIsNoLabel(t *testing.T) {
 		t.Errorf("statement kept the label: %q", got)
 	}
 }
+
+// TestRevisedPlanIsRecap checks that the items under "Revised plan:"
+// restate what was decided, like those under "Updated plan:".
+func TestRevisedPlanIsRecap(t *testing.T) {
+	x := extractT(t,
+		u("Should we migrate the users table online?"),
+		a("Copy rows in batches with a trigger for new writes."),
+		u("no, let's take a maintenance window instead"),
+		a("Revised plan:\n- Announce a two hour maintenance window on Sunday night.\n- Copy the users table with a single INSERT ... SELECT and verify row counts."),
+	)
+	checkDecisions(t, x, [][]string{{"Announce a two hour maintenance window"}, {"verify row counts"}}, nil)
+}
+
+// TestEllipsisInsideSentence checks that " ... " standing alone ("INSERT
+// ... SELECT") does not end a sentence, while "fine... actually" does.
+func TestEllipsisInsideSentence(t *testing.T) {
+	if got := splitSentences("Copy rows with INSERT ... SELECT and verify counts. Then swap."); len(got) != 2 {
+		t.Errorf("split into %q, want 2 sentences", got)
+	}
+	if got := splitSentences("15 min is fine... actually is there a cost?"); len(got) != 2 {
+		t.Errorf("split into %q, want 2 sentences", got)
+	}
+}
+
+// TestBareNoIsNotJoinedToInstead checks that a bare "no" before "…
+// instead" is not glued to the choice: it names nothing refused.
+func TestBareNoIsNotJoinedToInstead(t *testing.T) {
+	x := extractT(t,
+		u("Should we migrate the users table online?"),
+		a("Copy rows in batches with a trigger for new writes."),
+		u("no, let's take a maintenance window instead"),
+	)
+	checkDecisions(t, x, [][]string{{"maintenance window"}}, [][]string{{"No;"}})
+}

@@ -218,6 +218,9 @@ func splitSentences(line string) []string {
 		if c == '.' && abbreviations[strings.ToLower(w)] {
 			continue
 		}
+		if c == '.' && i >= 3 && line[i-1] == '.' && line[i-2] == '.' && line[i-3] == ' ' {
+			continue // "INSERT ... SELECT": an ellipsis standing alone, inside the sentence
+		}
 		if s := strings.TrimSpace(line[start : i+1]); s != "" {
 			out = append(out, s)
 		}
