@@ -248,6 +248,7 @@ func stripPaths(s string) string {
 // message i to cands. A terse user decision it restates gives way to it; a
 // full one (five words or more) stays and the confirmation is dropped.
 func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
+	d.group = pickGroup(cands, i)
 	for _, c := range cands {
 		if c.msg != i || c.removed || looseOverlap(c.subject, d.subject) == 0 {
 			continue
@@ -258,6 +259,24 @@ func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
 		c.removed = true
 	}
 	return append(cands, d)
+}
+
+// pickGroup returns the option list the decisions of message i picked
+// from, when they all picked from one; -1 otherwise. The assistant's
+// confirmation of that pick ("OK, A. Start by porting …") belongs to the
+// same list: a later pick from it replaces the confirmation too.
+func pickGroup(cands []*candidate, i int) int {
+	group := -1
+	for _, c := range cands {
+		if c.msg != i || c.removed {
+			continue
+		}
+		if c.group < 0 || group >= 0 && c.group != group {
+			return -1
+		}
+		group = c.group
+	}
+	return group
 }
 
 // mainClause cuts a statement before its first aside (a semicolon, a dash,

@@ -746,6 +746,24 @@ func listItems(props []proposal, fits []func(proposal) bool) []int {
 	return items
 }
 
+// labelledOption returns the option labelled label that the assistant
+// offered last before message i.
+func labelledOption(t *transcript, i int, label string) (proposal, bool) {
+	for j := previousAssistant(t, i); j >= 0; j = previousAssistant(t, j) {
+		for _, p := range t.assistantProposals(j) {
+			if p.option && p.label == label {
+				return p, true
+			}
+		}
+	}
+	return proposal{}, false
+}
+
+// takeWords are the words before an option's label that pick it ("let's
+// do A", "go with your B", "I'll take 2"), when the label ends the clause
+// or a sentence ("do a rewrite" has an article, no label).
+var takeWords = wordSet(`do take pick choose your with`)
+
 // leadLetterRE is a clause that opens with a letter and a comma or colon
 // ("b, heartbeat", "(a): the replica").
 var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?[,:]\s+(\S+)`)
@@ -779,12 +797,20 @@ func optionPicks(lc string, props []proposal) []string {
 			break
 		}
 	}
-	if !bare && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+	taken := func(k int) bool {
+		return k > 0 && takeWords[ws[k-1]] && has[strings.Trim(ws[k], ".!()")] &&
+			(k == len(ws)-1 || strings.ContainsAny(ws[k], ".!") || pickFill[ws[k+1]])
+	}
+	anyTaken := false
+	for k := range ws {
+		anyTaken = anyTaken || taken(k)
+	}
+	if !bare && !anyTaken && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil
 	}
 	var out []string
 	for k, w := range ws {
-		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#")
+		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#") || taken(k)
 		l := strings.Trim(w, ".()#:")
 		if n := len(l); n >= 2 && n <= 3 && l[n-1] >= 'a' && l[n-1] <= 'h' && has[l[:n-1]] && has[l[n-1:]] {
 			// "3b": lettered item b under numbered item 3.
@@ -1320,6 +1346,15 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				// "no Redis" turns down what was offered; "ok, but skip the
 				// sweeper" accepts the rest. A refusal of nothing on offer
 				// after a yes ("ok, no global retries") is a decision.
+				if m := refuseLabelRE.FindStringSubmatch(lc); m != nil {
+					// "scrap A": the option of that label, offered last, is
+					// turned down.
+					if p, ok := labelledOption(t, i, m[1]); ok {
+						rejections = append(rejections, rejection{msg: i, set: p.set})
+						against = append(against, p.set)
+					}
+					continue
+				}
 				body := strings.TrimSpace(unlead(leadRE, lc))
 				if head, _, ok := strings.Cut(body, ", "); ok && verdictEndRE.MatchString(head) {
 					// "sliding 30 days is fine, people should never be
@@ -1527,10 +1562,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			}
 		}
 	}
-	// A later choice from the same option list replaces an earlier one.
+	// A later choice from the same option list replaces an earlier one (the
+	// assistant's confirmation of a choice is no later choice).
 	for j, c := range cands {
 		for _, later := range cands[j+1:] {
-			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
+			if c.group >= 0 && later.group == c.group && later.msg > c.msg && t.msgs[later.msg].Role == agent.RoleUser {
 				c.removed = true
 			}
 		}

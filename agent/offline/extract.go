@@ -202,7 +202,7 @@ var (
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
-	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
+	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
@@ -370,7 +370,9 @@ func userClauses(s string) []string {
 	}
 	for _, c := range parts {
 		lc := strings.ToLower(c)
-		if i := strings.Index(c, ", "); i > 0 && leadingNoRE.MatchString(lc) {
+		if i := strings.Index(c, ", "); i > 0 && (leadingNoRE.MatchString(lc) || refuseLabelRE.MatchString(lc[:i])) {
+			// "No cap, sliding 30 days", "ok scrap A, go with B": the
+			// refusal, then what is taken.
 			out = append(out, c[:i], c[i+2:])
 			continue
 		}
@@ -383,6 +385,10 @@ func userClauses(s string) []string {
 	}
 	return out
 }
+
+// refuseLabelRE is a clause that turns down an option by its label
+// ("scrap A", "ok, drop option 2").
+var refuseLabelRE = regexp.MustCompile(`^(?:(?:ok|okay|so|and|hm+)\W+)*(?:scrap|drop|skip|forget|ditch|not|no)\s+(?:option\s+)?\(?([a-h]|\d{1,2})\)?[.!]?$`)
 
 // commitRE opens a change the user says they are making: "we're dropping
 // TGA", "we are moving the docs to the wiki".
@@ -439,12 +445,16 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 
 	// "option 2", "(b)", "go with 1": the option of the assistant's list.
 	if g := optionRefRE.FindStringSubmatch(body); g != nil && prev >= 0 {
-		label := g[1] + g[2] + g[3] + g[4]
+		label := g[1] + g[2] + g[3] + g[4] + g[5]
 		if ai, opt, ok := findOption(t, i, label); ok {
 			d.group = listGroup(ai, 0)
-			for _, p := range t.assistantProposals(ai) {
+			props := t.assistantProposals(ai)
+			for k, p := range props {
 				if p.label == label && p.option {
 					d.group = listGroup(ai, p.list)
+					if text := props[k].decision(); text != "" {
+						opt = text // the option as its pick would say it
+					}
 					break
 				}
 			}

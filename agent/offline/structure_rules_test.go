@@ -299,3 +299,21 @@ func TestBareNoIsNotJoinedToInstead(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"maintenance window"}}, [][]string{{"No;"}})
 }
+
+// TestLetteredOptionHeadsAndVerbPicks checks that bold lines lettering
+// options ("**A. Rewrite in place**") over the bullets describing them are
+// options of that letter, that "let's do A" picks one and that a later
+// "scrap A, go with B" replaces it.
+func TestLetteredOptionHeadsAndVerbPicks(t *testing.T) {
+	x := extractT(t,
+		u("Our search service is too slow. How do we fix it?"),
+		a("Two realistic paths:\n\n**A. Rewrite the ranking in Rust**\n- Fastest result, but a new language for the team.\n\n**B. Cache ranked results in Redis**\n- Keyed by query and locale, 10 minute expiry.\n\nI'd go with B."),
+		u("A sounds more fun. let's do A."),
+		a("OK, A. Start by porting the scorer module."),
+		u("hm, nobody knows Rust here. ok scrap A, go with your B."),
+	)
+	checkDecisions(t, x, [][]string{{"Cache ranked results in Redis"}}, [][]string{{"Rewrite the ranking"}, {"porting the scorer"}})
+	if got := optionPicks("do a rewrite of the scorer", []proposal{{label: "a"}, {label: "b"}}); len(got) != 0 {
+		t.Errorf("optionPicks read an article as a label: %v", got)
+	}
+}

@@ -85,6 +85,13 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		isBullet := g != nil
 		sub := isBullet && indent >= 0 && indentOf(line) > indent && g[1] == "" && g[2] == "" && !letterRE.MatchString(t[len(g[0]):])
 		lead := !isBullet && boldItems && boldLeadRE.MatchString(t)
+		var head []string // a label line naming a lettered or numbered option
+		if !isBullet && !lead {
+			if _, ok := labelLine(t); ok {
+				head = optionHeadRE.FindStringSubmatch(strings.TrimSpace(strings.Trim(withoutEmphasis(t), ": ")))
+			}
+			lead = head != nil
+		}
 		if !isBullet && !lead {
 			boldItem = -1
 			indent = -1
@@ -106,6 +113,11 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			item++
 			s.bullet, s.item = true, item
 			boldItem = item
+			if head != nil {
+				// "**A. Convert everything at once**" over the bullets
+				// that describe it: option A, named by the rest.
+				s.label, t = strings.ToLower(head[1]), head[2]
+			}
 		case isBullet && under:
 			s.bullet, s.item = true, boldItem
 			t = t[len(g[0]):]
@@ -149,6 +161,10 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 func indentOf(line string) int {
 	return len(line) - len(strings.TrimLeft(line, " \t"))
 }
+
+// optionHeadRE is the text of a label line that names an option by a
+// letter or number: "A. Convert everything at once", "Option 2: Redis".
+var optionHeadRE = regexp.MustCompile(`^(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+(\S.*)$`)
 
 // mayBullet reports whether a line opening with byte b may be a list
 // item, as bulletRE reads one: "-", "*", "+", "•", a number or a letter.
