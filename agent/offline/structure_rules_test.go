@@ -317,3 +317,14 @@ func TestLetteredOptionHeadsAndVerbPicks(t *testing.T) {
 		t.Errorf("optionPicks read an article as a label: %v", got)
 	}
 }
+
+// TestOptionHeadings checks that headings naming options ("### Option B:
+// In-process LRU") are options a bare letter picks.
+func TestOptionHeadings(t *testing.T) {
+	x := extractT(t,
+		u("The product API is slow."),
+		a("### Option A: Redis cluster\nShared cache across all pods, one more service to run.\n\n### Option B: In-process LRU\nEach pod caches its own copy for 60 seconds.\n\nWhich one?"),
+		u("B"),
+	)
+	checkDecisions(t, x, [][]string{{"In-process LRU"}}, [][]string{{"Redis cluster"}})
+}

@@ -74,9 +74,12 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		under := boldItem >= 0 && !blank
 		blank = false
+		var head []string // a heading or label line naming a lettered or numbered option
 		if t[0] == '#' && headingRE.MatchString(t) {
-			section, sticky = sectionLabel(t), true
-			continue
+			if head = optionHeadRE.FindStringSubmatch(strings.TrimSpace(withoutEmphasis(strings.TrimLeft(t, "# ")))); head == nil {
+				section, sticky = sectionLabel(t), true
+				continue
+			}
 		}
 		var g []string // the bullet and its label
 		if mayBullet(t[0]) {
@@ -85,13 +88,12 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		isBullet := g != nil
 		sub := isBullet && indent >= 0 && indentOf(line) > indent && g[1] == "" && g[2] == "" && !letterRE.MatchString(t[len(g[0]):])
 		lead := !isBullet && boldItems && boldLeadRE.MatchString(t)
-		var head []string // a label line naming a lettered or numbered option
-		if !isBullet && !lead {
+		if !isBullet && !lead && head == nil {
 			if _, ok := labelLine(t); ok {
 				head = optionHeadRE.FindStringSubmatch(strings.TrimSpace(strings.Trim(withoutEmphasis(t), ": ")))
 			}
-			lead = head != nil
 		}
+		lead = lead || head != nil
 		if !isBullet && !lead {
 			boldItem = -1
 			indent = -1
