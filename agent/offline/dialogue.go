@@ -1451,6 +1451,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							d.Content = tidy(c)
 							cands = append(cands, d)
 							echoed = true
+						} else if k := echoPick(t, head, props); k >= 0 && len(tokens(lc)) >= 3 {
+							// "Redis, but with a 10 minute TTL": the option
+							// just offered, as the user amends it.
+							d := &candidate{msg: i, group: listGroup(prev, props[k].list), subject: props[k].set}
+							d.Content, d.Confidence, d.Sources = tidy(c), 0.8, []int{prev, i}
+							cands = append(cands, d)
+							echoed = true
 						}
 					}
 				}

@@ -328,3 +328,14 @@ func TestOptionHeadings(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"In-process LRU"}}, [][]string{{"Redis cluster"}})
 }
+
+// TestOptionNamedThenAmended checks that "Redis, but with a 10 minute TTL"
+// picks the option it names first, in the user's amended words.
+func TestOptionNamedThenAmended(t *testing.T) {
+	x := extractT(t,
+		u("Where should the product cache live?"),
+		a("Two options:\n1. **Memcached** with a 5 minute TTL, shared by all pods.\n2. **In-process LRU** per pod with a 60 second expiry."),
+		u("Memcached, but with a 10 minute TTL"),
+	)
+	checkDecisions(t, x, [][]string{{"Memcached", "10 minute TTL"}}, [][]string{{"In-process LRU"}, {"5 minute"}})
+}
