@@ -746,6 +746,35 @@ func listItems(props []proposal, fits []func(proposal) bool) []int {
 	return items
 }
 
+// namedGroup returns the option list of the option, offered before
+// message i, that said names in full (every word of its name), or -1.
+func namedGroup(t *transcript, i int, said tokenSet) int {
+	for j := previousAssistant(t, i); j >= 0; j = previousAssistant(t, j) {
+		for _, p := range t.assistantProposals(j) {
+			if p.option && p.name != "" && namesAll(said, p.title) {
+				return listGroup(j, p.list)
+			}
+		}
+	}
+	return -1
+}
+
+// namesAll reports whether set echoes every telling word of title, and
+// title has one.
+func namesAll(set, title tokenSet) bool {
+	n := 0
+	for w := range title {
+		if len(w) < 3 || genericWords[w] {
+			continue
+		}
+		if !echoes(set, w) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // labelledOption returns the option labelled label that the assistant
 // offered last before message i.
 func labelledOption(t *transcript, i int, label string) (proposal, bool) {
@@ -1549,6 +1578,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 		if !reversal {
 			continue
+		}
+		for _, c := range cands[before:] {
+			if c.msg == i && c.group < 0 {
+				// "Actually, let's go with Redis after all": the option
+				// named, from the list it was offered in.
+				c.group = namedGroup(t, i, c.subject)
+			}
 		}
 		// A reversal replaces earlier choices on the same subject: earlier
 		// decisions sharing distinctive words with what this message takes

@@ -339,3 +339,16 @@ func TestOptionNamedThenAmended(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Memcached", "10 minute TTL"}}, [][]string{{"In-process LRU"}, {"5 minute"}})
 }
+
+// TestReversalToNamedOption checks that "actually, let's go with X after
+// all" replaces the earlier pick from the list X was offered in.
+func TestReversalToNamedOption(t *testing.T) {
+	x := extractT(t,
+		u("Where should the product cache live?"),
+		a("Two options:\n1. **Memcached** with a 5 minute TTL, shared by all pods.\n2. **In-process LRU** per pod with a 60 second expiry."),
+		u("2"),
+		a("OK, in-process LRU it is."),
+		u("Actually, let's go with Memcached after all, we need shared invalidation."),
+	)
+	checkDecisions(t, x, [][]string{{"Memcached"}}, [][]string{{"In-process LRU"}})
+}
