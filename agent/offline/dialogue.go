@@ -775,6 +775,26 @@ func namesAll(set, title tokenSet) bool {
 	return n > 0
 }
 
+// askYesRE is a closing question of the assistant that offers to do one
+// more thing ("Should we also export a metric for misses?", "Want me to
+// add a retry too?"); its group is what a "yes" accepts.
+var askYesRE = regexp.MustCompile(`^(?:should (?:we|i)|shall (?:we|i)|do you want (?:me to|to)|want me to|would you like (?:me to|to)|(?:do you )?want|would you like) (?:also )?(.+?)(?:,? (?:too|as well|also))?\?$`)
+
+// askedToDo returns, as a decision, what the last sentence of assistant
+// message prev asks whether to do, or "" when it asks no such thing or
+// offers alternatives ("… or …").
+func askedToDo(t *transcript, prev int) string {
+	if prev < 0 || len(t.sents[prev]) == 0 {
+		return ""
+	}
+	last := t.sents[prev][len(t.sents[prev])-1]
+	m := askYesRE.FindStringSubmatch(last.lower)
+	if m == nil || strings.Contains(m[1], " or ") || len(tokens(m[1])) < 3 || hasWordPrefix(m[1], "that", "this", "it", "them", "those") {
+		return "" // "Want that as well?" says not what
+	}
+	return tidy(cutLike(last.plain, m[1]))
+}
+
 // labelledOption returns the option labelled label that the assistant
 // offered last before message i.
 func labelledOption(t *transcript, i int, label string) (proposal, bool) {
@@ -1567,6 +1587,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 		if general && !plans(props) {
 			cands = append(cands, pendingPlan(t, i, prev, answered)...)
+		}
+		if general && !anyPick && len(against) == 0 {
+			if text := askedToDo(t, prev); text != "" {
+				// "Should we also export a metric for misses?" — "yes".
+				d := &candidate{msg: i, group: -1, subject: newTokenSet(strings.ToLower(text))}
+				d.Content, d.Confidence, d.Sources = text, 0.7, []int{prev, i}
+				cands = append(cands, d)
+			}
 		}
 		if prev >= 0 && (len(cands) > before || general || anyPick || len(against) > 0) {
 			answered[prev] = true

@@ -1,6 +1,10 @@
 package offline
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/baton-dev/baton/agent"
+)
 
 // Tests for the structural decision rules of issue 13: rules about how
 // a reply is laid out and how a user answers it, not about any topic.
@@ -351,4 +355,19 @@ func TestReversalToNamedOption(t *testing.T) {
 		u("Actually, let's go with Memcached after all, we need shared invalidation."),
 	)
 	checkDecisions(t, x, [][]string{{"Memcached"}}, [][]string{{"In-process LRU"}})
+}
+
+// TestYesToOfferQuestion checks that "yes" to a closing question offering
+// one more thing ("Should we also export a metric for misses?") decides
+// that thing, and that "Want that as well?" decides nothing more.
+func TestYesToOfferQuestion(t *testing.T) {
+	x := extractT(t,
+		u("The product API is slow."),
+		a("Use an in-process LRU per pod with a 60 second expiry. Should we also export a metric for cache misses?"),
+		u("yes"),
+	)
+	checkDecisions(t, x, [][]string{{"in-process LRU"}, {"Export a metric for cache misses"}}, nil)
+	if got := askedToDo(newTranscript([]agent.TranscriptMessage{a("Some teams cap it at 90 days. Want that as well?")}), 0); got != "" {
+		t.Errorf("askedToDo = %q, want none", got)
+	}
 }
