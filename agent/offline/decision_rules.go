@@ -201,12 +201,54 @@ func statement(s string) string {
 			break
 		}
 	}
+	s = suggested(s)
 	if strings.Contains(s, "(") {
 		s = parenRE.ReplaceAllString(s, "")
 	}
 	s = strings.Replace(s, " it is,", ",", 1)
 	s = strings.TrimSuffix(strings.TrimRight(s, ".! "), " it is")
 	return strings.TrimSpace(s)
+}
+
+// suggestRE opens what is left of "I'd suggest storing …" once its
+// pronoun is gone: the verb of suggesting and a verb in -ing.
+var suggestRE = regexp.MustCompile(`^(?:suggest|recommend|propose)\s+([a-z]+)ing\b`)
+
+// suggested turns a suggestion of doing something ("suggest storing every
+// webhook in an outbox") into the instruction it suggests ("Store every
+// webhook in an outbox"), when the verb is one imperative knows; other
+// text comes back as it is.
+func suggested(s string) string {
+	m := suggestRE.FindStringSubmatchIndex(strings.ToLower(s))
+	if m == nil {
+		return s
+	}
+	verb := verbOf(strings.ToLower(s[m[2]:m[3]]))
+	if verb == "" {
+		return s
+	}
+	rest := s[m[1]:]
+	// "… and sending it from a worker": the second instruction too.
+	if k := andIngRE.FindStringSubmatchIndex(rest); k != nil {
+		if v := verbOf(rest[k[2]:k[3]]); v != "" {
+			rest = rest[:k[2]] + v + rest[k[1]:]
+		}
+	}
+	return strings.ToUpper(verb[:1]) + verb[1:] + rest
+}
+
+// andIngRE finds a second verb in -ing joined by "and".
+var andIngRE = regexp.MustCompile(`\band ([a-z]+)ing\b`)
+
+// verbOf returns the verb whose -ing form lost its "ing" as stem
+// ("stor" → "store", "runn" → "run"), when imperative knows it; "" if not.
+func verbOf(stem string) string {
+	for _, verb := range []string{stem, stem + "e", stem[:len(stem)-1]} {
+		if imperVerbs[verb] {
+			return verb
+		}
+	}
+	return ""
 }
 
 // recapDecisions reads the assistant's restatement of what was decided: the

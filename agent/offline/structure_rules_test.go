@@ -371,3 +371,14 @@ func TestYesToOfferQuestion(t *testing.T) {
 		t.Errorf("askedToDo = %q, want none", got)
 	}
 }
+
+// TestSuggestionBecomesInstruction checks that "I'd suggest storing X and
+// sending Y" is recorded as the instruction "Store X and send Y".
+func TestSuggestionBecomesInstruction(t *testing.T) {
+	if got := statement("I'd suggest storing each job in a table and sending it from a worker."); got != "Store each job in a table and send it from a worker" {
+		t.Errorf("statement = %q", got)
+	}
+	if got := statement("I'd suggest bringing snacks."); got != "suggest bringing snacks" {
+		t.Errorf("statement changed an unknown verb: %q", got)
+	}
+}
