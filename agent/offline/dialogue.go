@@ -72,7 +72,7 @@ func (p *proposal) decision() string {
 		text = p.name
 	}
 	verb := strings.TrimPrefix(text, p.name+": ")
-	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(verb) {
+	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(mainClause(verb)) {
 		return ""
 	}
 	p.text = tidy(firstWords(text, 20))
@@ -242,8 +242,8 @@ func parseProposals(t *transcript, j int) []proposal {
 				}
 				continue
 			}
-			if hedgeRE.MatchString(s.lower) {
-				continue
+			if hedgeRE.MatchString(s.lower) || optionsLead.match(s.lower) && strings.Contains(s.lower, ", or ") {
+				continue // "Two ways: retry inline, or an outbox": what is offered, not proposed
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})

@@ -206,7 +206,7 @@ var (
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
-	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|use|go for|stick with|keep)\b)?\s*(?:your\s+)?`)
+	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|go for|stick with)\b)?\s*(?:your\s+)?`)
 	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
 )
 

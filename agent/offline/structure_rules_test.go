@@ -382,3 +382,37 @@ func TestSuggestionBecomesInstruction(t *testing.T) {
 		t.Errorf("statement changed an unknown verb: %q", got)
 	}
 }
+
+// TestLetsUseKeepsVerb checks that "let's use X" is recorded as "Use X".
+func TestLetsUseKeepsVerb(t *testing.T) {
+	x := extractT(t,
+		u("Webhooks get lost."),
+		a("Where are they lost: in our sender or at the partner?"),
+		u("in our sender. let's use a transactional outbox polled every 5 seconds."),
+	)
+	checkDecisions(t, x, [][]string{{"Use a transactional outbox"}}, nil)
+}
+
+// TestBoldLabelledOptions checks that "**A. Redis** with …" lines are
+// options A and B that "option B" picks.
+func TestBoldLabelledOptions(t *testing.T) {
+	x := extractT(t,
+		u("Cache for the product API?"),
+		a("Two options:\n\n**A. Memcached** with a 5 minute TTL, shared by all pods.\n\n**B. In-process LRU** per pod with a 60 second expiry."),
+		u("Go with option B but keep the TTL at 5 minutes."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"Memcached"}})
+}
+
+// TestOfferOfAlternativesIsNoProposal checks that a sentence offering
+// alternatives ("Two ways: retry inline, or an outbox") is not taken for
+// a proposal, while the pick after it ("My pick: the outbox …, since it
+// survives crashes") is, its reason notwithstanding.
+func TestOfferOfAlternativesIsNoProposal(t *testing.T) {
+	x := extractT(t,
+		u("Webhooks get lost."),
+		a("Two ways: retry inline, or an outbox table with a worker. My pick: the outbox table with a background worker, since it survives crashes."),
+		u("sounds good"),
+	)
+	checkDecisions(t, x, [][]string{{"outbox table with a background worker"}}, [][]string{{"retry inline"}})
+}

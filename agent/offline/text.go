@@ -119,6 +119,9 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 				// "**A. Convert everything at once**" over the bullets
 				// that describe it: option A, named by the rest.
 				s.label, t = strings.ToLower(head[1]), head[2]
+			} else if l := boldLabelRE.FindStringSubmatch(t); l != nil {
+				// "**A. Redis** with a 5 minute TTL": option A, "Redis".
+				s.label, t = strings.ToLower(l[1]), "**"+t[len(l[0]):]
 			}
 		case isBullet && under:
 			s.bullet, s.item = true, boldItem
@@ -163,6 +166,10 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 func indentOf(line string) int {
 	return len(line) - len(strings.TrimLeft(line, " \t"))
 }
+
+// boldLabelRE opens a line whose bold name starts with an option's letter
+// or number: "**A. Redis**", "**Option 2: LRU**".
+var boldLabelRE = regexp.MustCompile(`^\*\*(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+`)
 
 // optionHeadRE is the text of a label line that names an option by a
 // letter or number: "A. Convert everything at once", "Option 2: Redis".
