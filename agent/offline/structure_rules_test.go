@@ -416,3 +416,24 @@ func TestOfferOfAlternativesIsNoProposal(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"outbox table with a background worker"}}, [][]string{{"retry inline"}})
 }
+
+// TestRestIsFineAcceptsTheRest checks that "Skip X. Rest is fine." accepts
+// every plan item but the one turned down.
+func TestRestIsFineAcceptsTheRest(t *testing.T) {
+	x := extractT(t,
+		u("Invoices are sometimes sent twice."),
+		a("Plan:\n1. Add a unique key on invoice number and month.\n2. Log every send with the invoice number.\n3. Add a dashboard of duplicate sends."),
+		u("Skip the dashboard. Rest is fine."),
+	)
+	checkDecisions(t, x, [][]string{{"unique key"}, {"Log every send"}}, [][]string{{"dashboard"}})
+}
+
+// TestNumberSoundsRight checks that "1 sounds right" picks option 1.
+func TestNumberSoundsRight(t *testing.T) {
+	x := extractT(t,
+		u("How do we get partner updates?"),
+		a("Three options:\n1. Poll the partner API every minute from a scheduled job.\n2. Subscribe to the partner's webhooks.\n3. Mirror their database nightly."),
+		u("not 3. 1 sounds right."),
+	)
+	checkDecisions(t, x, [][]string{{"Poll the partner API"}}, [][]string{{"Mirror"}})
+}
