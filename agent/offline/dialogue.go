@@ -795,6 +795,10 @@ func askedToDo(t *transcript, prev int) string {
 	return tidy(cutLike(last.plain, m[1]))
 }
 
+// exceptRE is a clause that accepts all but one item, by its label ("all
+// good except 3", "looks good apart from (b)").
+var exceptRE = regexp.MustCompile(`^(?:(?:all|everything)(?: else)? (?:good|fine|ok|okay)|(?:looks|sounds) good|lgtm)\s*,?\s*(?:except|but not|apart from|other than) (?:for )?(?:#|item |option |point |step |number )?\(?(\d{1,2}|[a-h])\)?(?:\W|$)`)
+
 // labelledOption returns the option labelled label that the assistant
 // offered last before message i.
 func labelledOption(t *transcript, i int, label string) (proposal, bool) {
@@ -1395,6 +1399,20 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				// "no Redis" turns down what was offered; "ok, but skip the
 				// sweeper" accepts the rest. A refusal of nothing on offer
 				// after a yes ("ok, no global retries") is a decision.
+				if m := exceptRE.FindStringSubmatch(lc); m != nil {
+					// "all good except 3": the rest, not item 3.
+					general = true
+					for k, p := range props {
+						if p.label == m[1] {
+							turnedDown[k] = true
+							against = append(against, p.set)
+						}
+					}
+					continue
+				}
+				if yesLeadRE.MatchString(lc) && strings.Contains(lc, ", but ") {
+					general = true // "yes, but make it 8 attempts": the plan, amended
+				}
 				if m := refuseLabelRE.FindStringSubmatch(lc); m != nil {
 					// "scrap A": the option of that label, offered last, is
 					// turned down.

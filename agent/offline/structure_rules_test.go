@@ -437,3 +437,22 @@ func TestNumberSoundsRight(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Poll the partner API"}}, [][]string{{"Mirror"}})
 }
+
+// TestYesButAmendsThePlan checks that "yes, but make it 8 attempts"
+// accepts the plan and amends it, and that "all good except 3" accepts
+// all of it but item 3.
+func TestYesButAmendsThePlan(t *testing.T) {
+	plan := "Plan:\n1. Retry the sender with exponential backoff, up to 5 attempts.\n2. Store failed deliveries in a dead-letter table.\n3. Alert when the dead-letter table has more than 100 rows."
+	x := extractT(t,
+		u("Deliveries get lost."),
+		a(plan),
+		u("yes, but make it 8 attempts instead of 5"),
+	)
+	checkDecisions(t, x, [][]string{{"8 attempts"}, {"dead-letter table"}, {"Alert when"}}, nil)
+	x = extractT(t,
+		u("Deliveries get lost."),
+		a(plan),
+		u("all good except 3, we don't alert on that"),
+	)
+	checkDecisions(t, x, [][]string{{"exponential backoff"}, {"Store failed deliveries"}}, [][]string{{"Alert when"}})
+}
