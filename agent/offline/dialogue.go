@@ -275,8 +275,8 @@ func parseProposals(t *transcript, j int) []proposal {
 		}
 		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest, topic: s.section,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
-		if !imperative(strings.ToLower(statement(first))) && !imperative(strings.ToLower(rest)) {
-			p.fix = itemFix(ss, k)
+		if !imperative(t.statementOf(s)) && !imperative(strings.ToLower(rest)) {
+			p.fix = itemFix(t, ss, k)
 		}
 		if p.name == "" {
 			p.body = first
@@ -307,12 +307,12 @@ func parseProposals(t *transcript, j int) []proposal {
 
 // itemFix returns the first sentence after sentence k, in the same list
 // item, that says what to do, or "".
-func itemFix(ss []sentence, k int) string {
+func itemFix(t *transcript, ss []sentence, k int) string {
 	for _, s := range ss[k+1:] {
 		if s.item != ss[k].item || s.first {
 			break
 		}
-		lc := strings.ToLower(statement(s.plain))
+		lc := t.statementOf(s)
 		if imperative(lc) {
 			return s.plain
 		}
