@@ -30,7 +30,7 @@ var (
 	// clauseCutRE separates the main clause of a statement from asides.
 	clauseCutRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
 	// recapRE names a section that restates what was decided.
-	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|updated plan|summary|recap|so the plan is|what we agreed)\b`)
+	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended) plan|summary|recap|so the plan is|what we agreed)\b`)
 )
 
 // ackLead returns the acknowledgement ackRE finds at the start of
@@ -117,7 +117,7 @@ func confirmation(t *transcript, i int) *candidate {
 		if lt := strings.ToLower(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
 			return nil
 		}
-		text = mainStatement(text)
+		text = firstPoint(mainStatement(text))
 		if !actionable(text) || len(tokens(strings.ToLower(text))) < 3 {
 			return nil
 		}
@@ -128,6 +128,27 @@ func confirmation(t *transcript, i int) *candidate {
 		return d
 	}
 	return nil
+}
+
+// firstPoint returns the first of the points a confirmation lists as
+// clauses of their own ("built-ins stay hardcoded in plugins.py, plugins
+// come only from the group, and the docs link to the example"): the one
+// that answers what the user just said. Text that is not such a list
+// comes back as it is.
+func firstPoint(s string) string {
+	if !strings.Contains(s, ", and ") {
+		return s
+	}
+	parts := strings.Split(strings.Replace(s, ", and ", ", ", 1), ", ")
+	if len(parts) < 3 {
+		return s
+	}
+	for _, p := range parts {
+		if words(p) < 3 || hasWordPrefix(strings.ToLower(p), "if", "when", "in", "on", "for", "with", "unless") {
+			return s // "X, Y, and Z" names things, "in A, do B": no list of points
+		}
+	}
+	return parts[0]
 }
 
 // replyEchoes reports whether the assistant's reply to user message i
@@ -180,12 +201,54 @@ func statement(s string) string {
 			break
 		}
 	}
+	s = suggested(s)
 	if strings.Contains(s, "(") {
 		s = parenRE.ReplaceAllString(s, "")
 	}
 	s = strings.Replace(s, " it is,", ",", 1)
 	s = strings.TrimSuffix(strings.TrimRight(s, ".! "), " it is")
 	return strings.TrimSpace(s)
+}
+
+// suggestRE opens what is left of "I'd suggest storing …" once its
+// pronoun is gone: the verb of suggesting and a verb in -ing.
+var suggestRE = regexp.MustCompile(`^(?:suggest|recommend|propose)\s+([a-z]+)ing\b`)
+
+// suggested turns a suggestion of doing something ("suggest storing every
+// webhook in an outbox") into the instruction it suggests ("Store every
+// webhook in an outbox"), when the verb is one imperative knows; other
+// text comes back as it is.
+func suggested(s string) string {
+	m := suggestRE.FindStringSubmatchIndex(strings.ToLower(s))
+	if m == nil {
+		return s
+	}
+	verb := verbOf(strings.ToLower(s[m[2]:m[3]]))
+	if verb == "" {
+		return s
+	}
+	rest := s[m[1]:]
+	// "… and sending it from a worker": the second instruction too.
+	if k := andIngRE.FindStringSubmatchIndex(rest); k != nil {
+		if v := verbOf(rest[k[2]:k[3]]); v != "" {
+			rest = rest[:k[2]] + v + rest[k[1]:]
+		}
+	}
+	return strings.ToUpper(verb[:1]) + verb[1:] + rest
+}
+
+// andIngRE finds a second verb in -ing joined by "and".
+var andIngRE = regexp.MustCompile(`\band ([a-z]+)ing\b`)
+
+// verbOf returns the verb whose -ing form lost its "ing" as stem
+// ("stor" → "store", "runn" → "run"), when imperative knows it; "" if not.
+func verbOf(stem string) string {
+	for _, verb := range []string{stem, stem + "e", stem[:len(stem)-1]} {
+		if imperVerbs[verb] {
+			return verb
+		}
+	}
+	return ""
 }
 
 // recapDecisions reads the assistant's restatement of what was decided: the
@@ -227,6 +290,7 @@ func stripPaths(s string) string {
 // message i to cands. A terse user decision it restates gives way to it; a
 // full one (five words or more) stays and the confirmation is dropped.
 func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
+	d.group = pickGroup(cands, i)
 	for _, c := range cands {
 		if c.msg != i || c.removed || looseOverlap(c.subject, d.subject) == 0 {
 			continue
@@ -237,6 +301,24 @@ func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
 		c.removed = true
 	}
 	return append(cands, d)
+}
+
+// pickGroup returns the option list the decisions of message i picked
+// from, when they all picked from one; -1 otherwise. The assistant's
+// confirmation of that pick ("OK, A. Start by porting …") belongs to the
+// same list: a later pick from it replaces the confirmation too.
+func pickGroup(cands []*candidate, i int) int {
+	group := -1
+	for _, c := range cands {
+		if c.msg != i || c.removed {
+			continue
+		}
+		if c.group < 0 || group >= 0 && c.group != group {
+			return -1
+		}
+		group = c.group
+	}
+	return group
 }
 
 // mainClause cuts a statement before its first aside (a semicolon, a dash,
@@ -317,8 +399,8 @@ var modalVerbs = wordSet(`should must will would can could may might shall`)
 // ("Cleaner", "For your SEO worry") rather than code ("localeDetection") or
 // the start of an instruction ("Use table-layout").
 func isLabel(s string) bool {
-	if words(s) > 4 || strings.ContainsAny(s, "(){}[]'\"=") {
-		return false
+	if words(s) > 4 || strings.ContainsAny(s, "(){}[]'\"=/") {
+		return false // "actions/setup-node with cache": a path, not a label
 	}
 	// "Use table-layout: fixed": a verb and its object, not a label.
 	if words(s) >= 2 && imperative(strings.ToLower(s)) {

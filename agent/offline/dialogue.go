@@ -38,6 +38,10 @@ type proposal struct {
 	topic string
 	text  string // the proposal as a decision, once made; "" if it is none
 	made  bool
+	// fix is what a later sentence of the item says to do when its first
+	// sentence only describes ("Versioning: X = 1 in base.py. On a
+	// mismatch, skip the plugin."); "" when none.
+	fix string
 }
 
 // decision returns the proposal said as a decision, or "" when what it
@@ -54,7 +58,11 @@ func (p *proposal) decision() string {
 		text = decisionText(p.body)
 	case p.pathy:
 		text = decisionText(p.body)
-	case p.body != "" && !(p.option && traits(p.body)):
+	case p.body != "" && imperative(strings.ToLower(p.name)) && explains(strings.ToLower(decisionText(p.body))):
+		// "**Give it the sparsity pattern**: the Jacobian is banded": the
+		// name says what to do, the rest why.
+		text = p.name
+	case p.body != "" && !traits(p.body):
 		text = p.name + ": " + decisionText(p.body)
 	case p.body != "" && p.topic != "" && len(tokens(strings.ToLower(p.name))) == 1:
 		// "Routing strategy: Sub-path": a one-word pick says what it
@@ -64,18 +72,48 @@ func (p *proposal) decision() string {
 		text = p.name
 	}
 	verb := strings.TrimPrefix(text, p.name+": ")
-	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(verb) {
+	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(mainClause(verb)) {
 		return ""
 	}
 	p.text = tidy(firstWords(text, 20))
+	if p.fix != "" {
+		p.text = strings.TrimRight(p.text, ".!…") + "; " + lowerFirst(tidy(firstWords(statement(p.fix), 12)))
+	}
 	return p.text
 }
 
-// traits reports whether what an option's item says about it lists its
+// explains reports whether lower-cased text, what an item says after its
+// name, states how things are about the thing it names ("the Jacobian is
+// banded", "it is cheap"): a reason, not more of what to do.
+func explains(lc string) bool {
+	return hasWordPrefix(lc, "the", "this", "that", "it", "its", "it's") && isStatement(lc)
+}
+
+// described returns what a list item says, as a decision, when it
+// describes the design rather than instructs ("a reader is only loaded
+// when someone asks for that format"): "" when it is too short to say
+// anything or warns rather than describes.
+func (p *proposal) described() string {
+	text := decisionText(p.body)
+	switch {
+	case p.name != "" && text == "":
+		text = p.name
+	case p.name != "" && !p.pathy:
+		text = p.name + ": " + text
+	}
+	lc := strings.ToLower(text)
+	if len(tokens(lc)) < 3 || riskCues.match(lc) || hedgeRE.MatchString(lc) || isQuestion(lc) {
+		return ""
+	}
+	return tidy(firstWords(text, 20))
+}
+
+// traits reports whether what a named item says about it lists its
 // traits ("free, zero config, no key rotation", "encrypted, incremental")
 // rather than how it works: it opens with two or more short phrases
-// separated by commas and no verb that instructs. Picking such an option
-// decides on its name; its traits are the reasons.
+// separated by commas and no verb that instructs. Picking such an option,
+// or accepting such a plan item, decides on its name; its traits are the
+// reasons.
 func traits(body string) bool {
 	lc := strings.ToLower(body)
 	if imperative(lc) {
@@ -86,8 +124,16 @@ func traits(body string) bool {
 	if len(parts) < 2 {
 		return false
 	}
-	for _, part := range parts[:2] {
-		if n := words(part); n == 0 || n > 3 {
+	return shortParts(parts[:2], 3) || len(parts) >= 3 && shortParts(parts[:3], 5)
+}
+
+// shortParts reports whether every phrase of parts has between one and
+// most words: two phrases of three words ("free, zero config") or three
+// of five ("built for the App Router, works in Server Components, handles
+// routing") list traits; longer ones say how something works.
+func shortParts(parts []string, most int) bool {
+	for _, part := range parts {
+		if n := words(part); n == 0 || n > most {
 			return false
 		}
 	}
@@ -99,7 +145,7 @@ var (
 	// optionsLead introduces a list of alternatives.
 	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
-	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|👍|✅|\+1|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good))\b[\s,.!:—–-]*)+$`)
+	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good)|(?:the )?rest (?:is |looks |sounds )?(?:fine|good|ok|okay|great)|everything else (?:is |looks |sounds )?(?:fine|good|ok|okay|great))\b[\s,.!:—–-]*|(?:👍|✅|\+1)[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
@@ -188,8 +234,16 @@ func parseProposals(t *transcript, j int) []proposal {
 				out = append(out, proposal{msg: j, item: -1, body: rest, set: newTokenSet(strings.ToLower(rest))})
 				continue
 			}
-			if hedgeRE.MatchString(s.lower) {
+			if opts := inlineOptions(s.plain); len(opts) > 0 {
+				list++
+				for _, o := range opts {
+					out = append(out, proposal{msg: j, item: -1, list: list, label: o.label, option: true, body: o.text,
+						set: newTokenSet(strings.ToLower(o.text)), title: newTokenSet(strings.ToLower(firstWords(o.text, 6)))})
+				}
 				continue
+			}
+			if hedgeRE.MatchString(s.lower) || optionsLead.match(s.lower) && strings.Contains(s.lower, ", or ") {
+				continue // "Two ways: retry inline, or an outbox": what is offered, not proposed
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
@@ -209,15 +263,21 @@ func parseProposals(t *transcript, j int) []proposal {
 		}
 		// An item runs over its sentences; its first says what it is.
 		first := s.plain
-		if words(first) < 4 && k+1 < len(ss) && ss[k+1].item == s.item && !ss[k+1].first {
-			first += " " + ss[k+1].plain
-		}
 		title, rest := itemTitle(s.raw, first)
+		if (words(first) < 4 || title != "" && rest == "") && k+1 < len(ss) && ss[k+1].item == s.item && !ss[k+1].first {
+			// "**Key per attempt**" alone on its line: what it is comes
+			// in the item's next sentence or the items under it.
+			first += " " + ss[k+1].plain
+			title, rest = itemTitle(s.raw, first)
+		}
 		if isQuestion(strings.ToLower(first)) {
 			continue
 		}
 		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest, topic: s.section,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
+		if !imperative(t.statementOf(s)) && !imperative(strings.ToLower(rest)) {
+			p.fix = itemFix(t, ss, k)
+		}
 		if p.name == "" {
 			p.body = first
 		}
@@ -241,6 +301,63 @@ func parseProposals(t *transcript, j int) []proposal {
 			p.title = newTokenSet(strings.ToLower(firstWords(first, 6)))
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// itemFix returns the first sentence after sentence k, in the same list
+// item, that says what to do, or "".
+func itemFix(t *transcript, ss []sentence, k int) string {
+	for _, s := range ss[k+1:] {
+		if s.item != ss[k].item || s.first {
+			break
+		}
+		lc := t.statementOf(s)
+		if imperative(lc) {
+			return s.plain
+		}
+		// "On a mismatch, skip the plugin": an instruction under a condition.
+		if cond, then, ok := strings.Cut(lc, ", "); ok && hasWordPrefix(cond, "on", "if", "when", "after", "before") && words(cond) <= 6 && (imperative(then) || hasWordPrefix(then, "skip")) {
+			return s.plain
+		}
+	}
+	return ""
+}
+
+// inlineOption is an alternative offered inside a sentence.
+type inlineOption struct{ label, text string }
+
+// inlineLabelRE is the label of an alternative inside a sentence: "(a) ".
+var inlineLabelRE = regexp.MustCompile(`\(([a-h])\)\s+`)
+
+// inlineOptions returns the lettered alternatives a prose sentence offers
+// ("options are (a) raise the limit, or (b) page the results"), or nil
+// when it offers fewer than two, lettered from (a) on.
+func inlineOptions(s string) []inlineOption {
+	if !strings.Contains(s, "(b) ") {
+		return nil
+	}
+	locs := inlineLabelRE.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) < 2 {
+		return nil
+	}
+	var out []inlineOption
+	for k, loc := range locs {
+		label := s[loc[2]:loc[3]]
+		if label[0] != byte('a'+k) {
+			return nil
+		}
+		end := len(s)
+		if k+1 < len(locs) {
+			end = locs[k+1][0]
+		}
+		text := strings.TrimSpace(s[loc[1]:end])
+		text = strings.TrimSuffix(strings.TrimSuffix(text, " or"), ",")
+		text = strings.TrimRight(strings.TrimSpace(text), ".;,")
+		if words(text) < 2 {
+			return nil
+		}
+		out = append(out, inlineOption{label, text})
 	}
 	return out
 }
@@ -324,6 +441,13 @@ func itemTitle(raw, plain string) (string, string) {
 		rest = strings.TrimLeft(rest, ":.—–- ")
 		if m := leadParenRE.FindString(rest); m != "" {
 			rest = strings.TrimLeft(rest[len(m):], ":.—–-, ")
+		}
+		if more := labelLead(rest); more != "" && !strings.ContainsAny(m[0], ":.") && words(more) <= 5 && !hasWordPrefix(strings.ToLower(more), "or", "and") {
+			// "**Hangfire** with SQL Server storage: persistent jobs, …":
+			// the name runs on to the colon. "**A** or **B**: …" names
+			// two options, not one.
+			title = title + " " + strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(more), ":"))
+			rest = strings.TrimSpace(rest[len(more):])
 		}
 		return title, rest
 	}
@@ -410,7 +534,7 @@ func predicts(lc string) bool {
 // rather than what to do: a verb like "is" or "has" among its first seven
 // words (before any comma), "that means", or a lead like "there's".
 func isStatement(lc string) bool {
-	if factLeadRE.MatchString(lc) || strings.Contains(lc, "that means") {
+	if factLeadRE.MatchString(lc) || strings.Contains(lc, "that means") || codeSubject(lc) {
 		return true
 	}
 	n := 0
@@ -428,6 +552,19 @@ func isStatement(lc string) bool {
 		}
 	}
 	return false
+}
+
+// codeSubject reports whether lower-cased text opens with a name from the
+// code and a verb that says what it does ("make_params allocates a new
+// buffer", "lap(u) returns a new array"): a description, not an
+// instruction, since no instruction opens with a code name.
+func codeSubject(lc string) bool {
+	first, rest, ok := strings.Cut(lc, " ")
+	if !ok || !strings.ContainsAny(first, "_(./") {
+		return false
+	}
+	verb, _, _ := strings.Cut(rest, " ")
+	return len(verb) > 3 && strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss")
 }
 
 // isFact reports whether a user's clause only states how things are
@@ -609,6 +746,81 @@ func listItems(props []proposal, fits []func(proposal) bool) []int {
 	return items
 }
 
+// namedGroup returns the option list of the option, offered before
+// message i, that said names in full (every word of its name), or -1.
+func namedGroup(t *transcript, i int, said tokenSet) int {
+	for j := previousAssistant(t, i); j >= 0; j = previousAssistant(t, j) {
+		for _, p := range t.assistantProposals(j) {
+			if p.option && p.name != "" && namesAll(said, p.title) {
+				return listGroup(j, p.list)
+			}
+		}
+	}
+	return -1
+}
+
+// namesAll reports whether set echoes every telling word of title, and
+// title has one.
+func namesAll(set, title tokenSet) bool {
+	n := 0
+	for w := range title {
+		if len(w) < 3 || genericWords[w] {
+			continue
+		}
+		if !echoes(set, w) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// askYesRE is a closing question of the assistant that offers to do one
+// more thing ("Should we also export a metric for misses?", "Want me to
+// add a retry too?"); its group is what a "yes" accepts.
+var askYesRE = regexp.MustCompile(`^(?:should (?:we|i)|shall (?:we|i)|do you want (?:me to|to)|want me to|would you like (?:me to|to)|(?:do you )?want|would you like) (?:also )?(.+?)(?:,? (?:too|as well|also))?\?$`)
+
+// askedToDo returns, as a decision, what the last sentence of assistant
+// message prev asks whether to do, or "" when it asks no such thing or
+// offers alternatives ("… or …").
+func askedToDo(t *transcript, prev int) string {
+	if prev < 0 || len(t.sents[prev]) == 0 {
+		return ""
+	}
+	last := t.sents[prev][len(t.sents[prev])-1]
+	m := askYesRE.FindStringSubmatch(last.lower)
+	if m == nil || strings.Contains(m[1], " or ") || len(tokens(m[1])) < 3 || hasWordPrefix(m[1], "that", "this", "it", "them", "those") {
+		return "" // "Want that as well?" says not what
+	}
+	return tidy(cutLike(last.plain, m[1]))
+}
+
+// exceptRE is a clause that accepts all but one item, by its label ("all
+// good except 3", "looks good apart from (b)").
+var exceptRE = regexp.MustCompile(`^(?:(?:all|everything)(?: else)? (?:good|fine|ok|okay)|(?:looks|sounds) good|lgtm)\s*,?\s*(?:except|but not|apart from|other than) (?:for )?(?:#|item |option |point |step |number )?\(?(\d{1,2}|[a-h])\)?(?:\W|$)`)
+
+// labelledOption returns the option labelled label that the assistant
+// offered last before message i.
+func labelledOption(t *transcript, i int, label string) (proposal, bool) {
+	for j := previousAssistant(t, i); j >= 0; j = previousAssistant(t, j) {
+		for _, p := range t.assistantProposals(j) {
+			if p.option && p.label == label {
+				return p, true
+			}
+		}
+	}
+	return proposal{}, false
+}
+
+// takeWords are the words before an option's label that pick it ("let's
+// do A", "go with your B", "I'll take 2"), when the label ends the clause
+// or a sentence ("do a rewrite" has an article, no label).
+var takeWords = wordSet(`do take pick choose your with`)
+
+// leadLetterRE is a clause that opens with a letter and a comma or colon
+// ("b, heartbeat", "(a): the replica").
+var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?[,:]\s+(\S+)`)
+
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
 // A number counts after "option" or "approach", or when the clause is
@@ -620,7 +832,13 @@ func optionPicks(lc string, props []proposal) []string {
 			has[p.label] = true
 		}
 	}
-	if len(has) == 0 || len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+	if len(has) == 0 {
+		return nil
+	}
+	if m := leadLetterRE.FindStringSubmatch(lc); m != nil && has[m[1]] && !has[strings.Trim(m[2], "().,")] {
+		return []string{m[1]} // "b, heartbeat": the letter, then what it is
+	}
+	if len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil // too long to be only letters ("B and C")
 	}
 	ws := strings.FieldsFunc(lc, func(r rune) bool { return r == ' ' || r == ',' || r == '!' || r == '&' || r == '+' })
@@ -632,12 +850,20 @@ func optionPicks(lc string, props []proposal) []string {
 			break
 		}
 	}
-	if !bare && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
+	taken := func(k int) bool {
+		return k > 0 && takeWords[ws[k-1]] && has[strings.Trim(ws[k], ".!()")] &&
+			(k == len(ws)-1 || strings.ContainsAny(ws[k], ".!") || pickFill[ws[k+1]])
+	}
+	anyTaken := false
+	for k := range ws {
+		anyTaken = anyTaken || taken(k)
+	}
+	if !bare && !anyTaken && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil
 	}
 	var out []string
 	for k, w := range ws {
-		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#")
+		named := k > 0 && pickWords.match(ws[k-1]) || strings.HasPrefix(w, "#") || taken(k)
 		l := strings.Trim(w, ".()#:")
 		if n := len(l); n >= 2 && n <= 3 && l[n-1] >= 'a' && l[n-1] <= 'h' && has[l[:n-1]] && has[l[n-1:]] {
 			// "3b": lettered item b under numbered item 3.
@@ -654,10 +880,12 @@ func optionPicks(lc string, props []proposal) []string {
 		case !letter && bare:
 		case letter && bare && len(ws) > 1:
 			// "B and C": letters and nothing else name lettered items.
+		case letter && len(ws) == 1 && len(strings.TrimRight(lc, ".!)")) == 1:
+			// "b.": a sentence of one letter answers a lettered list.
 		default:
 			continue
 		}
-		if k+1 < len(ws) && !named && isQuantity(ws[k+1]) {
+		if k+1 < len(ws) && !named && isQuantity(ws[k+1]) && !has[strings.Trim(ws[k+1], ".()#:")] {
 			continue
 		}
 		if !slices.Contains(out, l) {
@@ -687,10 +915,13 @@ func echoItem(lc string, props []proposal) int {
 		if p.option || p.item < 0 {
 			continue
 		}
-		n := 0
+		n := 0 // a word said as it is counts twice one only alike
 		for w := range p.title {
 			if len(w) >= 3 && !genericWords[w] && echoes(want, w) {
 				n++
+				if _, ok := want[w]; ok {
+					n++
+				}
 			}
 		}
 		switch {
@@ -905,8 +1136,8 @@ func isQuantity(after string) bool {
 }
 
 // pickFill are the words that may stand around an option's number
-// ("2 and 3 too", "I'll take 2").
-var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the`)
+// ("2 and 3 too", "I'll take 2", "1 and 4 for now").
+var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the now fine good first right`)
 
 // echoPick returns the option of props whose name a short clause repeats
 // ("nuke", "dedup table then"), or -1.
@@ -952,6 +1183,10 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 	return best
 }
 
+// takeLeadRE opens a clause that takes what it names ("do the cache and
+// the index", "let's go with both").
+var takeLeadRE = regexp.MustCompile(`^(?:(?:let'?s|we'll|i'll|please) )?(?:do|go with|take|add|keep)\b\s*`)
+
 // pickJoinRE separates the names of options picked together ("client
 // authority + interpolation", "dedup table and the sweeper").
 var pickJoinRE = regexp.MustCompile(`\s+(?:\+|&|and|plus)\s+|,\s+`)
@@ -983,6 +1218,10 @@ func echoItems(lc string, props []proposal) []int {
 	if words(lc) > 10 || !strings.ContainsAny(lc, "+&,") && !strings.Contains(lc, " and ") && !strings.Contains(lc, " plus ") {
 		return nil
 	}
+	// "yes, do the sparsity thing and the solver": the items come after
+	// the yes and the verb that takes them.
+	lc = strings.TrimSpace(unlead(leadRE, lc))
+	lc = strings.TrimSpace(unlead(takeLeadRE, lc))
 	var out []int
 	for _, part := range pickJoinRE.Split(lc, -1) {
 		k := echoItem(part, props)
@@ -1132,7 +1371,8 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		general := false
 		reversal := false
 		var against []tokenSet
-		said := "" // the last statement of the message, for "memoize it"
+		said := ""    // the last statement of the message, for "memoize it"
+		refused := "" // the last clause of the message that refuses something
 		before := len(cands)
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
@@ -1159,8 +1399,36 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				// "no Redis" turns down what was offered; "ok, but skip the
 				// sweeper" accepts the rest. A refusal of nothing on offer
 				// after a yes ("ok, no global retries") is a decision.
+				if m := exceptRE.FindStringSubmatch(lc); m != nil {
+					// "all good except 3": the rest, not item 3.
+					general = true
+					for k, p := range props {
+						if p.label == m[1] {
+							turnedDown[k] = true
+							against = append(against, p.set)
+						}
+					}
+					continue
+				}
+				if yesLeadRE.MatchString(lc) && strings.Contains(lc, ", but ") {
+					general = true // "yes, but make it 8 attempts": the plan, amended
+				}
+				if m := refuseLabelRE.FindStringSubmatch(lc); m != nil {
+					// "scrap A": the option of that label, offered last, is
+					// turned down.
+					if p, ok := labelledOption(t, i, m[1]); ok {
+						rejections = append(rejections, rejection{msg: i, set: p.set})
+						against = append(against, p.set)
+					}
+					continue
+				}
 				body := strings.TrimSpace(unlead(leadRE, lc))
-				if isRejection(lc) || body != lc && isRejection(body) {
+				if head, _, ok := strings.Cut(body, ", "); ok && verdictEndRE.MatchString(head) {
+					// "sliding 30 days is fine, people should never be
+					// logged out": the verdict accepts; what follows is why.
+					body = head
+				}
+				if rejectRE.MatchString(lc) || body != lc && isRejection(body) || body == lc && isRejection(lc) {
 					set := newTokenSet(body)
 					hit := false
 					for k, p := range props {
@@ -1174,6 +1442,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					}
 					if hit || isRejection(lc) {
 						against = append(against, set)
+						refused = c
 						continue
 					}
 				}
@@ -1249,6 +1518,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							d.Content = tidy(c)
 							cands = append(cands, d)
 							echoed = true
+						} else if k := echoPick(t, head, props); k >= 0 && len(tokens(lc)) >= 3 {
+							// "Redis, but with a 10 minute TTL": the option
+							// just offered, as the user amends it.
+							d := &candidate{msg: i, group: listGroup(prev, props[k].list), subject: props[k].set}
+							d.Content, d.Confidence, d.Sources = tidy(c), 0.8, []int{prev, i}
+							cands = append(cands, d)
+							echoed = true
 						}
 					}
 				}
@@ -1263,6 +1539,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
+					if len(tokens(strings.ToLower(refused))) >= 2 && insteadRE.MatchString(lc) {
+						// "No auto redirect. Show a banner instead.": the
+						// choice says what replaces the refusal before it.
+						d.Content = tidy(refused) + "; " + lowerFirst(strings.TrimRight(d.Content, ".!")) + " instead"
+					}
 					cands = joinTerse(cands, d)
 				} else if d := choiceAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
@@ -1304,6 +1585,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				continue
 			}
 			text := props[k].decision()
+			if text == "" && picked[k] > 0 && p.item >= 0 {
+				// "lazy load yes": an item the user named is what they
+				// accepted, even when it describes the design ("a reader
+				// is only loaded when asked for") rather than instructs.
+				text = props[k].described()
+			}
 			if text == "" {
 				continue
 			}
@@ -1319,6 +1606,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if general && !plans(props) {
 			cands = append(cands, pendingPlan(t, i, prev, answered)...)
 		}
+		if general && !anyPick && len(against) == 0 {
+			if text := askedToDo(t, prev); text != "" {
+				// "Should we also export a metric for misses?" — "yes".
+				d := &candidate{msg: i, group: -1, subject: newTokenSet(strings.ToLower(text))}
+				d.Content, d.Confidence, d.Sources = text, 0.7, []int{prev, i}
+				cands = append(cands, d)
+			}
+		}
 		if prev >= 0 && (len(cands) > before || general || anyPick || len(against) > 0) {
 			answered[prev] = true
 		}
@@ -1329,6 +1624,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 		if !reversal {
 			continue
+		}
+		for _, c := range cands[before:] {
+			if c.msg == i && c.group < 0 {
+				// "Actually, let's go with Redis after all": the option
+				// named, from the list it was offered in.
+				c.group = namedGroup(t, i, c.subject)
+			}
 		}
 		// A reversal replaces earlier choices on the same subject: earlier
 		// decisions sharing distinctive words with what this message takes
@@ -1349,10 +1651,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			}
 		}
 	}
-	// A later choice from the same option list replaces an earlier one.
+	// A later choice from the same option list replaces an earlier one (the
+	// assistant's confirmation of a choice is no later choice).
 	for j, c := range cands {
 		for _, later := range cands[j+1:] {
-			if c.group >= 0 && later.group == c.group && later.msg > c.msg {
+			if c.group >= 0 && later.group == c.group && later.msg > c.msg && t.msgs[later.msg].Role == agent.RoleUser {
 				c.removed = true
 			}
 		}
@@ -1389,6 +1692,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	}
 	return out
 }
+
+// insteadRE ends a clause that says what to do in place of something
+// ("show a banner instead").
+var insteadRE = regexp.MustCompile(`\binstead[.!]*$`)
 
 // picksOnlyRE is a sentence that only picks options by their labels ("I'd
 // go with B", "Do 1 + 2 + 3b", "scrap A, go with your B"): it points at the decision without saying

@@ -202,12 +202,12 @@ var (
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
-	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*`)
+	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
-	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|use|go for|stick with|keep)\b)?\s*(?:your\s+)?`)
-	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|for now|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
+	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|go for|stick with)\b)?\s*(?:your\s+)?`)
+	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
 )
 
 // imperVerbs are the verbs that open an instruction ("add a cap", "use
@@ -370,7 +370,9 @@ func userClauses(s string) []string {
 	}
 	for _, c := range parts {
 		lc := strings.ToLower(c)
-		if i := strings.Index(c, ", "); i > 0 && leadingNoRE.MatchString(lc) {
+		if i := strings.Index(c, ", "); i > 0 && (leadingNoRE.MatchString(lc) || refuseLabelRE.MatchString(lc[:i])) {
+			// "No cap, sliding 30 days", "ok scrap A, go with B": the
+			// refusal, then what is taken.
 			out = append(out, c[:i], c[i+2:])
 			continue
 		}
@@ -383,6 +385,10 @@ func userClauses(s string) []string {
 	}
 	return out
 }
+
+// refuseLabelRE is a clause that turns down an option by its label
+// ("scrap A", "ok, drop option 2").
+var refuseLabelRE = regexp.MustCompile(`^(?:(?:ok|okay|so|and|hm+)\W+)*(?:scrap|drop|skip|forget|ditch|not|no)\s+(?:option\s+)?\(?([a-h]|\d{1,2})\)?[.!]?$`)
 
 // commitRE opens a change the user says they are making: "we're dropping
 // TGA", "we are moving the docs to the wiki".
@@ -413,6 +419,9 @@ var negatedVerdictRE = regexp.MustCompile(`\b(?:not|isn't|aren't|wasn't|never|no
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
 	unled := strings.TrimSpace(unlead(leadRE, lc))
+	if prev < 0 && fullSentenceRE.MatchString(unled) {
+		return nil // "We need a cache for the API" opening the talk is its goal
+	}
 	switch {
 	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc) || commits(unled, prev):
 		conf = 0.9
@@ -436,12 +445,16 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 
 	// "option 2", "(b)", "go with 1": the option of the assistant's list.
 	if g := optionRefRE.FindStringSubmatch(body); g != nil && prev >= 0 {
-		label := g[1] + g[2] + g[3] + g[4]
+		label := g[1] + g[2] + g[3] + g[4] + g[5]
 		if ai, opt, ok := findOption(t, i, label); ok {
 			d.group = listGroup(ai, 0)
-			for _, p := range t.assistantProposals(ai) {
+			props := t.assistantProposals(ai)
+			for k, p := range props {
 				if p.label == label && p.option {
 					d.group = listGroup(ai, p.list)
+					if text := props[k].decision(); text != "" {
+						opt = text // the option as its pick would say it
+					}
 					break
 				}
 			}
@@ -479,13 +492,48 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		// assistant's sentence about it says it in full. A refusal ("no
 		// global retries") does not: that sentence is what it turns down.
 		want := newTokenSet(strings.ToLower(content))
-		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) {
+		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) && namesObject(want, t.wordsOf(s)) {
 			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
+			d.group = optionGroup(t, s)
 		}
 	}
 	return d
 }
+
+// optionGroup returns the group of the option list sentence s is an item
+// of, or -1 when it is none: a terse answer said in an option's words picks
+// that option, and a later pick from the same list replaces it.
+func optionGroup(t *transcript, s sentence) int {
+	if !s.bullet {
+		return -1
+	}
+	for _, p := range t.assistantProposals(s.msg) {
+		if p.option && p.item == s.item {
+			return listGroup(s.msg, p.list)
+		}
+	}
+	return -1
+}
+
+// namesObject reports whether support, the assistant's sentence a terse
+// answer seems to accept, holds what the answer is about: one of its words
+// other than a verb or a word of time or assent. "Keep workspaces for now"
+// accepts no sentence that only shares "keep" and "now" with it; an answer
+// of verbs alone ("rotate") needs only the verbs.
+func namesObject(want, support tokenSet) bool {
+	object := tokenSet{}
+	for w := range want {
+		if !imperative(w) && !fillerWords[w] {
+			object[w] = struct{}{}
+		}
+	}
+	return len(object) == 0 || looseOverlap(object, support) > 0
+}
+
+// fillerWords are the words of a terse answer that say when or how firmly
+// ("for now", "yes, later too"), stemmed: they name nothing it accepts.
+var fillerWords = wordSet(`now later yes yeah yep fine too also first then still sure good great`)
 
 // reasonRE finds where a user's decision goes on to say why: a clause
 // with its own subject ("…, the prometheus folks will kill me", "… so we
@@ -497,6 +545,14 @@ var reasonRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–]|\s+so|\s+because|\s+si
 func withoutReason(s string) string {
 	if loc := reasonRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 2 {
 		return s[:loc[0]]
+	}
+	// "Sliding 30 days is fine, product wants people to stay logged in":
+	// after a verdict, a clause that neither instructs nor commits ("we'll
+	// deploy at night") is the reason.
+	if head, rest, ok := strings.Cut(s, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) && len(tokens(strings.ToLower(head))) >= 2 {
+		if lr := strings.ToLower(rest); !imperative(lr) && !acceptCuesAny.match(lr) && !explicitChoiceRE.MatchString(lr) {
+			return head
+		}
 	}
 	return s
 }
@@ -552,6 +608,11 @@ func findOption(t *transcript, i int, label string) (int, string, bool) {
 		}
 		if len(text) > 0 {
 			return j, strings.Join(text, " "), true
+		}
+		for _, p := range t.assistantProposals(j) {
+			if p.option && p.item < 0 && p.label == label {
+				return j, p.body, true // "(b) have the worker …" inside a sentence
+			}
 		}
 	}
 	return -1, "", false

@@ -57,6 +57,9 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 	// list right under it (its pros and cons) belongs to it.
 	boldItems := strings.Count(m.Content, "\n**") >= 2 && countBoldLeads(m.Content) >= 2
 	boldItem, blank := -1, false
+	// indent is how far the current top-level list item is indented, -1
+	// outside a list; parent is that item.
+	indent, parent, parentLabel := -1, -1, ""
 	for line := range strings.SplitSeq(m.Content, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
@@ -71,18 +74,29 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		under := boldItem >= 0 && !blank
 		blank = false
+		var head []string // a heading or label line naming a lettered or numbered option
 		if t[0] == '#' && headingRE.MatchString(t) {
-			section, sticky = sectionLabel(t), true
-			continue
+			if head = optionHeadRE.FindStringSubmatch(strings.TrimSpace(withoutEmphasis(strings.TrimLeft(t, "# ")))); head == nil {
+				section, sticky = sectionLabel(t), true
+				continue
+			}
 		}
 		var g []string // the bullet and its label
 		if mayBullet(t[0]) {
 			g = bulletRE.FindStringSubmatch(t)
 		}
 		isBullet := g != nil
+		sub := isBullet && indent >= 0 && indentOf(line) > indent && g[1] == "" && g[2] == "" && !letterRE.MatchString(t[len(g[0]):])
 		lead := !isBullet && boldItems && boldLeadRE.MatchString(t)
+		if !isBullet && !lead && head == nil {
+			if _, ok := labelLine(t); ok {
+				head = optionHeadRE.FindStringSubmatch(strings.TrimSpace(strings.Trim(withoutEmphasis(t), ": ")))
+			}
+		}
+		lead = lead || head != nil
 		if !isBullet && !lead {
 			boldItem = -1
+			indent = -1
 		}
 		if !isBullet && !lead {
 			l, ok := labelLine(t)
@@ -101,13 +115,29 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			item++
 			s.bullet, s.item = true, item
 			boldItem = item
+			if head != nil {
+				// "**A. Convert everything at once**" over the bullets
+				// that describe it: option A, named by the rest.
+				s.label, t = strings.ToLower(head[1]), head[2]
+			} else if l := boldLabelRE.FindStringSubmatch(t); l != nil {
+				// "**A. Redis** with a 5 minute TTL": option A, "Redis".
+				s.label, t = strings.ToLower(l[1]), "**"+t[len(l[0]):]
+			}
 		case isBullet && under:
 			s.bullet, s.item = true, boldItem
+			t = t[len(g[0]):]
+			cont = true
+		case sub:
+			// "1. **Merchant key**" with "   - the merchant passes …"
+			// under it: an unlabelled item indented under another says
+			// what that one is, as its following sentences.
+			s.bullet, s.item, s.label = true, parent, parentLabel
 			t = t[len(g[0]):]
 			cont = true
 		case isBullet && g != nil:
 			boldItem = -1
 			item++
+			indent, parent = indentOf(line), item
 			s.bullet, s.item = true, item
 			s.label = g[1] + strings.ToLower(g[2])
 			t = t[len(g[0]):]
@@ -115,6 +145,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 				s.label = strings.ToLower(l[1] + l[2])
 				t = t[len(l[0]):]
 			}
+			parentLabel = s.label
 		}
 		for k, part := range splitSentences(t) {
 			c := s
@@ -130,6 +161,19 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 	}
 	return out
 }
+
+// indentOf returns how many spaces or tabs open line.
+func indentOf(line string) int {
+	return len(line) - len(strings.TrimLeft(line, " \t"))
+}
+
+// boldLabelRE opens a line whose bold name starts with an option's letter
+// or number: "**A. Redis**", "**Option 2: LRU**".
+var boldLabelRE = regexp.MustCompile(`^\*\*(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+`)
+
+// optionHeadRE is the text of a label line that names an option by a
+// letter or number: "A. Convert everything at once", "Option 2: Redis".
+var optionHeadRE = regexp.MustCompile(`^(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+(\S.*)$`)
 
 // mayBullet reports whether a line opening with byte b may be a list
 // item, as bulletRE reads one: "-", "*", "+", "•", a number or a letter.
@@ -198,6 +242,9 @@ func splitSentences(line string) []string {
 		w := strings.TrimLeft(lastWord(line[start:i]), "([{\"'")
 		if c == '.' && abbreviations[strings.ToLower(w)] {
 			continue
+		}
+		if c == '.' && i >= 3 && line[i-1] == '.' && line[i-2] == '.' && line[i-3] == ' ' {
+			continue // "INSERT ... SELECT": an ellipsis standing alone, inside the sentence
 		}
 		if s := strings.TrimSpace(line[start : i+1]); s != "" {
 			out = append(out, s)

@@ -1,0 +1,458 @@
+package offline
+
+import (
+	"testing"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// Tests for the structural decision rules of issue 13: rules about how
+// a reply is laid out and how a user answers it, not about any topic.
+
+// TestSingleLetterAnswerPicksOption checks that a reply of one letter
+// ("b.") picks the lettered option of that label.
+func TestSingleLetterAnswerPicksOption(t *testing.T) {
+	x := extractT(t,
+		u("The nightly report times out. What now?"),
+		a("Two choices:\n- (a) split the report query into one query per region and merge the results\n- (b) move the report to a read replica with a longer statement timeout"),
+		u("b. the replica is idle at night anyway."),
+	)
+	checkDecisions(t, x, [][]string{{"read replica"}}, [][]string{{"per region"}})
+}
+
+// TestNestedBulletsDescribeTheirItem checks that unlabelled items indented
+// under a numbered option say what that option is: picking the option
+// decides what they say, and they are no options of their own.
+func TestNestedBulletsDescribeTheirItem(t *testing.T) {
+	x := extractT(t,
+		u("Uploads to the media service fail for large videos. How should we handle them?"),
+		a("Three ways:\n\n1. **Chunked uploads**\n   - the client splits files into 8 MB parts and resumes from the last acknowledged part\n   - the server assembles the parts once all have arrived\n2. **Bigger request limit**\n   - raise the proxy body limit to 2 GB\n3. **Direct to bucket**\n   - hand out presigned URLs and let clients upload to object storage"),
+		u("1"),
+	)
+	checkDecisions(t, x, [][]string{{"Chunked uploads", "8 MB parts"}}, [][]string{{"presigned"}, {"proxy body limit"}})
+}
+
+// TestTerseAnswerNotGluedToUnrelatedSentence checks that a terse choice
+// ("Keep cron for now") is not joined to an assistant sentence
+// that shares only its verb, and that "for now" stays part of it.
+func TestTerseAnswerNotGluedToUnrelatedSentence(t *testing.T) {
+	x := extractT(t,
+		u("Our cleanup runs from a cron job on the old VM. We want it in the cluster."),
+		a("Steps:\n\n1. Build the container image now, one that keeps its config in a mounted volume.\n2. Add a scheduled job manifest for it.\n\nShould we retire the VM cron job right away, or run both for a while?"),
+		u("Keep cron for now."),
+	)
+	checkDecisions(t, x, [][]string{{"Keep cron for now"}}, [][]string{{"container image"}})
+}
+
+// TestOptionNameRunsToColon checks that an option whose bold name goes on
+// to a colon ("**Redis** with persistence on: …") is named by all of it,
+// and that what follows the colon, its traits, is no part of the decision.
+func TestOptionNameRunsToColon(t *testing.T) {
+	x := extractT(t,
+		u("Where should the session store live?"),
+		a("Choices:\n\n- **Redis** with AOF persistence: survives restarts, fast, one more service to run.\n- **Cookies** signed by the server: no storage, but size limited to 4 KB.\n\nI'd lean to the first."),
+		u("redis with aof"),
+	)
+	checkDecisions(t, x, [][]string{{"Redis with AOF persistence"}}, [][]string{{"survives restarts"}, {"Cookies"}})
+}
+
+// TestThreeShortPhrasesAreTraits checks that an option described by three
+// short phrases ("runs on the JVM, ships a UI, scales out") is decided by
+// its name: the phrases are why it was picked, not what to do.
+func TestThreeShortPhrasesAreTraits(t *testing.T) {
+	x := extractT(t,
+		u("Which scheduler for the batch jobs?"),
+		a("Two options:\n- `temporal`: keeps a full workflow history, retries each failed step, ships a web UI.\n- `cron` on one box: nothing new to run, but no retries.\n\nEither works for your volume."),
+		u("temporal."),
+	)
+	checkDecisions(t, x, [][]string{{"temporal"}}, [][]string{{"web UI"}, {"no retries"}})
+}
+
+// TestPlanItemWithTraitsIsItsName checks that a plan item whose name says
+// what to do and whose text only lists traits ("**Gzip responses**: cheap,
+// built in") is decided by its name, as an option would be.
+func TestPlanItemWithTraitsIsItsName(t *testing.T) {
+	x := extractT(t,
+		u("The API is slow on mobile."),
+		a("Here is what I would change:\n\n- **Gzip the JSON responses**: cheap, built in, no new dependency.\n- **Page the order list** at 50 rows per request.\n\nShall I start?"),
+		u("ok, go"),
+	)
+	checkDecisions(t, x, [][]string{{"Gzip the JSON responses"}, {"Page the order list"}}, [][]string{{"cheap"}})
+}
+
+// TestNumbersForNowPickOptions checks that option numbers with "for now"
+// around them ("1 and 3 for now") still pick those options.
+func TestNumbersForNowPickOptions(t *testing.T) {
+	x := extractT(t,
+		u("Search is slow. Ideas?"),
+		a("Three ways:\n\n1. **Trigram index** on the title column with pg_trgm.\n2. **External engine**: move search to a dedicated search cluster.\n3. **Result cache** in Redis for the top queries, 10 minute expiry."),
+		u("1 and 3 for now."),
+	)
+	checkDecisions(t, x, [][]string{{"Trigram index"}, {"Result cache"}}, [][]string{{"External engine"}})
+}
+
+// TestInlineLetteredOptions checks that alternatives lettered inside a
+// sentence ("either (a) …, or (b) …") are options a letter picks, and that
+// a letter followed by a comma and a word ("b, the queue") picks it too.
+func TestInlineLetteredOptions(t *testing.T) {
+	x := extractT(t,
+		u("Webhooks to partners sometimes fail and we lose them."),
+		a("Two fixes: either (a) retry inline three times before giving up, or (b) write each webhook to an outbox table and deliver it from a background worker with backoff."),
+		u("b, the outbox."),
+	)
+	checkDecisions(t, x, [][]string{{"outbox table", "background worker"}}, [][]string{{"retry inline"}})
+}
+
+// TestLeadingLetterListIsNoSinglePick checks that "a, b" picks both
+// lettered options, not only the first.
+func TestLeadingLetterListIsNoSinglePick(t *testing.T) {
+	props := []proposal{{label: "a"}, {label: "b"}, {label: "c"}}
+	if got := optionPicks("a, b", props); len(got) != 2 {
+		t.Errorf("optionPicks(%q) = %v, want [a b]", "a, b", got)
+	}
+	if got := optionPicks("c, the queue", props); len(got) != 1 || got[0] != "c" {
+		t.Errorf("optionPicks(%q) = %v, want [c]", "c, the queue", got)
+	}
+}
+
+// TestAcceptedItemsByNameAfterVerb checks that "yes, do the X thing and
+// the Y" accepts the two plan items it names, even when a third item
+// shares the start of a word with one of them ("sparse" for "sparsity").
+func TestAcceptedItemsByNameAfterVerb(t *testing.T) {
+	x := extractT(t,
+		u("The nightly import takes four hours."),
+		a("What I would change:\n\n1. **Batch the inserts** in groups of 1000 rows with COPY.\n2. **Drop the unused indexes** on the staging table before loading.\n3. **Move the indexing job** to after the load.\n"),
+		u("yes, do the batching thing and the unused indexes. what about the job?"),
+	)
+	checkDecisions(t, x, [][]string{{"Batch the inserts"}, {"Drop the unused indexes"}}, [][]string{{"batching thing"}})
+}
+
+// TestImperativeNameWithReason checks that a plan item whose name says
+// what to do and whose text only says why ("**Add an index**: the table
+// is scanned …") is decided by its name instead of dropped.
+func TestImperativeNameWithReason(t *testing.T) {
+	x := extractT(t,
+		u("Order lookups are slow."),
+		a("Plan:\n\n1. **Add an index on orders.customer_id**: the table is scanned on every lookup.\n2. **Cache the customer profile** for five minutes in the API.\n"),
+		u("ok, go"),
+	)
+	checkDecisions(t, x, [][]string{{"Add an index on orders.customer_id"}, {"Cache the customer profile"}}, [][]string{{"scanned"}})
+}
+
+// TestEmojiAcceptance checks that a reply of only a thumbs-up or "+1"
+// accepts what the assistant proposed: the emoji is no word, so no word
+// boundary follows it.
+func TestEmojiAcceptance(t *testing.T) {
+	for _, yes := range []string{"👍", "+1", "✅"} {
+		x := extractT(t,
+			u("Builds are slow on CI."),
+			a("Cache the Go module directory between CI runs, keyed on go.sum."),
+			u(yes),
+		)
+		checkDecisions(t, x, [][]string{{"Cache the Go module directory"}}, nil)
+	}
+}
+
+// TestCodeNameSubjectIsNoInstruction checks that a sentence opening with
+// a name from the code and what it does ("load_rows returns …") is read
+// as a description, not a decision, while an instruction stays one.
+func TestCodeNameSubjectIsNoInstruction(t *testing.T) {
+	for lc, want := range map[string]bool{
+		"load_rows returns a fresh slice per call": true,
+		"parse(cfg) checks every key":              true,
+		"add a retry to fetch_rows":                false,
+		"config.yaml keeps the defaults":           true,
+		"db.go class":                              false,
+	} {
+		if got := isStatement(lc); got != want {
+			t.Errorf("isStatement(%q) = %v, want %v", lc, got, want)
+		}
+	}
+}
+
+// TestTerseOptionPickReplacedByLaterPick checks that an option picked by
+// a terse answer said in its words is replaced when a later answer picks
+// another option of the same list.
+func TestTerseOptionPickReplacedByLaterPick(t *testing.T) {
+	x := extractT(t,
+		u("We need error tracking for the mobile app. Options?"),
+		a("Three families:\n\n- **Hosted** — Sentry cloud, Bugsnag: dashboards and alerting from day one\n- **Self-hosted** — Sentry on our own servers: free licence, we run it\n- **Homegrown** — crash reports posted to our API and stored in Postgres\n\nWhat matters most?"),
+		u("Honestly let's just go with Sentry cloud, I don't want to run anything."),
+		a("OK. The SDK goes into the app shell and uploads source maps on release."),
+		u("Procurement blocked it, the contract is too expensive. Back to the list."),
+		a("Then the options are self-hosted or homegrown."),
+		u("We have no ops time. Homegrown, crash reports stored in our Postgres."),
+	)
+	checkDecisions(t, x, [][]string{{"Homegrown"}}, [][]string{{"Sentry cloud"}})
+}
+
+// TestVerdictWithNegativeReason checks that "X is fine, <reason with
+// never>" is a decision on X, not a refusal: the "never" is in the reason,
+// which is cut off.
+func TestVerdictWithNegativeReason(t *testing.T) {
+	x := extractT(t,
+		u("How long should uploaded reports be kept?"),
+		a("Ninety days covers most audits. Some teams also purge drafts after a week. Want that too?"),
+		u("Ninety day retention is fine, auditors never ask for older ones."),
+	)
+	checkDecisions(t, x, [][]string{{"Ninety day retention is fine"}}, [][]string{{"auditors"}})
+}
+
+// TestInsteadJoinsRefusal checks that a choice ending in "instead" is
+// reported with the refusal before it, which it replaces.
+func TestInsteadJoinsRefusal(t *testing.T) {
+	x := extractT(t,
+		u("Users complain about the session timeout."),
+		a("We could log users out after 15 minutes idle, or extend sessions on activity. Should idle users be logged out automatically?"),
+		u("No automatic logout for idle users. Update the session expiry on every request instead."),
+	)
+	checkDecisions(t, x, [][]string{{"No automatic logout", "update the session expiry on every request instead"}}, nil)
+}
+
+// TestConfirmationListsPoints checks that a confirmation listing agreed
+// points as clauses ("A stays X, B comes from Y, and C links to Z") is
+// reported by its first point, the one that answers the user.
+func TestConfirmationListsPoints(t *testing.T) {
+	x := extractT(t,
+		u("Should the default themes ship inside the app?"),
+		a("They could ship inside the app or be loaded from the theme registry like any other theme."),
+		u("Keep them bundled. ok go"),
+		a("Got it: default themes stay bundled in the app binary, custom themes come only from the registry, and the settings page links to the theme guide."),
+	)
+	checkDecisions(t, x, [][]string{{"themes stay bundled in the app binary"}}, [][]string{{"settings page links"}})
+}
+
+// TestItemDescriptionThenInstruction checks that an accepted plan item
+// whose first sentence describes and a later one instructs ("On a
+// mismatch, skip the job with a warning.") is reported with both.
+func TestItemDescriptionThenInstruction(t *testing.T) {
+	x := extractT(t,
+		u("How should the importer handle schema changes?"),
+		a("Design:\n- **Schema version**: SCHEMA_VERSION = 3 in importer/schema.py; each job file declares schema_version. On a mismatch, skip the job with a warning.\n- **Dry runs**: a --dry-run flag prints what would be imported."),
+		u("schema version yes"),
+	)
+	checkDecisions(t, x, [][]string{{"SCHEMA_VERSION = 3", "skip the job with a warning"}}, nil)
+}
+
+// TestNamedItemThatDescribes checks that a plan item the user accepts by
+// name is reported even when it describes the design instead of
+// instructing ("Thumbnails are generated on first request").
+func TestNamedItemThatDescribes(t *testing.T) {
+	x := extractT(t,
+		u("Image uploads make the gallery slow."),
+		a("Plan:\n- Thumbnails are generated on first request and cached in the CDN for a week.\n- Originals are moved to cold storage after 90 days."),
+		u("thumbnails yes. what does cold storage cost?"),
+	)
+	checkDecisions(t, x, [][]string{{"Thumbnails are generated on first request"}}, [][]string{{"cold storage after"}})
+}
+
+// TestOpeningNeedIsNoDecision checks that "We need …" in the message that
+// opens the conversation is its goal, not a decision, while the same words
+// in reply to the assistant still decide.
+func TestOpeningNeedIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("We need a cache for the product API, it is too slow."),
+		a("Put an in-process LRU in each pod with a 60 second expiry."),
+		u("ok. we also need a metric for the hit rate."),
+	)
+	checkDecisions(t, x, [][]string{{"metric for the hit rate"}}, [][]string{{"cache for the product API"}})
+}
+
+// TestPathBeforeColonIsNoLabel checks that words with a path in them
+// before a colon ("actions/cache with key: …") are kept, not dropped as
+// a label.
+func TestPathBeforeColonIsNoLabel(t *testing.T) {
+	if got := statement("actions/cache with key: go.sum"); got != "actions/cache with key: go.sum" {
+		t.Errorf("statement dropped the path: %q", got)
+	}
+	if got := statement("For your SEO worry: keep URLs stable"); got != "keep URLs stable" {
+		t.Errorf("statement kept the label: %q", got)
+	}
+}
+
+// TestRevisedPlanIsRecap checks that the items under "Revised plan:"
+// restate what was decided, like those under "Updated plan:".
+func TestRevisedPlanIsRecap(t *testing.T) {
+	x := extractT(t,
+		u("Should we migrate the users table online?"),
+		a("Copy rows in batches with a trigger for new writes."),
+		u("no, let's take a maintenance window instead"),
+		a("Revised plan:\n- Announce a two hour maintenance window on Sunday night.\n- Copy the users table with a single INSERT ... SELECT and verify row counts."),
+	)
+	checkDecisions(t, x, [][]string{{"Announce a two hour maintenance window"}, {"verify row counts"}}, nil)
+}
+
+// TestEllipsisInsideSentence checks that " ... " standing alone ("INSERT
+// ... SELECT") does not end a sentence, while "fine... actually" does.
+func TestEllipsisInsideSentence(t *testing.T) {
+	if got := splitSentences("Copy rows with INSERT ... SELECT and verify counts. Then swap."); len(got) != 2 {
+		t.Errorf("split into %q, want 2 sentences", got)
+	}
+	if got := splitSentences("15 min is fine... actually is there a cost?"); len(got) != 2 {
+		t.Errorf("split into %q, want 2 sentences", got)
+	}
+}
+
+// TestBareNoIsNotJoinedToInstead checks that a bare "no" before "…
+// instead" is not glued to the choice: it names nothing refused.
+func TestBareNoIsNotJoinedToInstead(t *testing.T) {
+	x := extractT(t,
+		u("Should we migrate the users table online?"),
+		a("Copy rows in batches with a trigger for new writes."),
+		u("no, let's take a maintenance window instead"),
+	)
+	checkDecisions(t, x, [][]string{{"maintenance window"}}, [][]string{{"No;"}})
+}
+
+// TestLetteredOptionHeadsAndVerbPicks checks that bold lines lettering
+// options ("**A. Rewrite in place**") over the bullets describing them are
+// options of that letter, that "let's do A" picks one and that a later
+// "scrap A, go with B" replaces it.
+func TestLetteredOptionHeadsAndVerbPicks(t *testing.T) {
+	x := extractT(t,
+		u("Our search service is too slow. How do we fix it?"),
+		a("Two realistic paths:\n\n**A. Rewrite the ranking in Rust**\n- Fastest result, but a new language for the team.\n\n**B. Cache ranked results in Redis**\n- Keyed by query and locale, 10 minute expiry.\n\nI'd go with B."),
+		u("A sounds more fun. let's do A."),
+		a("OK, A. Start by porting the scorer module."),
+		u("hm, nobody knows Rust here. ok scrap A, go with your B."),
+	)
+	checkDecisions(t, x, [][]string{{"Cache ranked results in Redis"}}, [][]string{{"Rewrite the ranking"}, {"porting the scorer"}})
+	if got := optionPicks("do a rewrite of the scorer", []proposal{{label: "a"}, {label: "b"}}); len(got) != 0 {
+		t.Errorf("optionPicks read an article as a label: %v", got)
+	}
+}
+
+// TestOptionHeadings checks that headings naming options ("### Option B:
+// In-process LRU") are options a bare letter picks.
+func TestOptionHeadings(t *testing.T) {
+	x := extractT(t,
+		u("The product API is slow."),
+		a("### Option A: Redis cluster\nShared cache across all pods, one more service to run.\n\n### Option B: In-process LRU\nEach pod caches its own copy for 60 seconds.\n\nWhich one?"),
+		u("B"),
+	)
+	checkDecisions(t, x, [][]string{{"In-process LRU"}}, [][]string{{"Redis cluster"}})
+}
+
+// TestOptionNamedThenAmended checks that "Redis, but with a 10 minute TTL"
+// picks the option it names first, in the user's amended words.
+func TestOptionNamedThenAmended(t *testing.T) {
+	x := extractT(t,
+		u("Where should the product cache live?"),
+		a("Two options:\n1. **Memcached** with a 5 minute TTL, shared by all pods.\n2. **In-process LRU** per pod with a 60 second expiry."),
+		u("Memcached, but with a 10 minute TTL"),
+	)
+	checkDecisions(t, x, [][]string{{"Memcached", "10 minute TTL"}}, [][]string{{"In-process LRU"}, {"5 minute"}})
+}
+
+// TestReversalToNamedOption checks that "actually, let's go with X after
+// all" replaces the earlier pick from the list X was offered in.
+func TestReversalToNamedOption(t *testing.T) {
+	x := extractT(t,
+		u("Where should the product cache live?"),
+		a("Two options:\n1. **Memcached** with a 5 minute TTL, shared by all pods.\n2. **In-process LRU** per pod with a 60 second expiry."),
+		u("2"),
+		a("OK, in-process LRU it is."),
+		u("Actually, let's go with Memcached after all, we need shared invalidation."),
+	)
+	checkDecisions(t, x, [][]string{{"Memcached"}}, [][]string{{"In-process LRU"}})
+}
+
+// TestYesToOfferQuestion checks that "yes" to a closing question offering
+// one more thing ("Should we also export a metric for misses?") decides
+// that thing, and that "Want that as well?" decides nothing more.
+func TestYesToOfferQuestion(t *testing.T) {
+	x := extractT(t,
+		u("The product API is slow."),
+		a("Use an in-process LRU per pod with a 60 second expiry. Should we also export a metric for cache misses?"),
+		u("yes"),
+	)
+	checkDecisions(t, x, [][]string{{"in-process LRU"}, {"Export a metric for cache misses"}}, nil)
+	if got := askedToDo(newTranscript([]agent.TranscriptMessage{a("Some teams cap it at 90 days. Want that as well?")}), 0); got != "" {
+		t.Errorf("askedToDo = %q, want none", got)
+	}
+}
+
+// TestSuggestionBecomesInstruction checks that "I'd suggest storing X and
+// sending Y" is recorded as the instruction "Store X and send Y".
+func TestSuggestionBecomesInstruction(t *testing.T) {
+	if got := statement("I'd suggest storing each job in a table and sending it from a worker."); got != "Store each job in a table and send it from a worker" {
+		t.Errorf("statement = %q", got)
+	}
+	if got := statement("I'd suggest bringing snacks."); got != "suggest bringing snacks" {
+		t.Errorf("statement changed an unknown verb: %q", got)
+	}
+}
+
+// TestLetsUseKeepsVerb checks that "let's use X" is recorded as "Use X".
+func TestLetsUseKeepsVerb(t *testing.T) {
+	x := extractT(t,
+		u("Webhooks get lost."),
+		a("Where are they lost: in our sender or at the partner?"),
+		u("in our sender. let's use a transactional outbox polled every 5 seconds."),
+	)
+	checkDecisions(t, x, [][]string{{"Use a transactional outbox"}}, nil)
+}
+
+// TestBoldLabelledOptions checks that "**A. Redis** with …" lines are
+// options A and B that "option B" picks.
+func TestBoldLabelledOptions(t *testing.T) {
+	x := extractT(t,
+		u("Cache for the product API?"),
+		a("Two options:\n\n**A. Memcached** with a 5 minute TTL, shared by all pods.\n\n**B. In-process LRU** per pod with a 60 second expiry."),
+		u("Go with option B but keep the TTL at 5 minutes."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"Memcached"}})
+}
+
+// TestOfferOfAlternativesIsNoProposal checks that a sentence offering
+// alternatives ("Two ways: retry inline, or an outbox") is not taken for
+// a proposal, while the pick after it ("My pick: the outbox …, since it
+// survives crashes") is, its reason notwithstanding.
+func TestOfferOfAlternativesIsNoProposal(t *testing.T) {
+	x := extractT(t,
+		u("Webhooks get lost."),
+		a("Two ways: retry inline, or an outbox table with a worker. My pick: the outbox table with a background worker, since it survives crashes."),
+		u("sounds good"),
+	)
+	checkDecisions(t, x, [][]string{{"outbox table with a background worker"}}, [][]string{{"retry inline"}})
+}
+
+// TestRestIsFineAcceptsTheRest checks that "Skip X. Rest is fine." accepts
+// every plan item but the one turned down.
+func TestRestIsFineAcceptsTheRest(t *testing.T) {
+	x := extractT(t,
+		u("Invoices are sometimes sent twice."),
+		a("Plan:\n1. Add a unique key on invoice number and month.\n2. Log every send with the invoice number.\n3. Add a dashboard of duplicate sends."),
+		u("Skip the dashboard. Rest is fine."),
+	)
+	checkDecisions(t, x, [][]string{{"unique key"}, {"Log every send"}}, [][]string{{"dashboard"}})
+}
+
+// TestNumberSoundsRight checks that "1 sounds right" picks option 1.
+func TestNumberSoundsRight(t *testing.T) {
+	x := extractT(t,
+		u("How do we get partner updates?"),
+		a("Three options:\n1. Poll the partner API every minute from a scheduled job.\n2. Subscribe to the partner's webhooks.\n3. Mirror their database nightly."),
+		u("not 3. 1 sounds right."),
+	)
+	checkDecisions(t, x, [][]string{{"Poll the partner API"}}, [][]string{{"Mirror"}})
+}
+
+// TestYesButAmendsThePlan checks that "yes, but make it 8 attempts"
+// accepts the plan and amends it, and that "all good except 3" accepts
+// all of it but item 3.
+func TestYesButAmendsThePlan(t *testing.T) {
+	plan := "Plan:\n1. Retry the sender with exponential backoff, up to 5 attempts.\n2. Store failed deliveries in a dead-letter table.\n3. Alert when the dead-letter table has more than 100 rows."
+	x := extractT(t,
+		u("Deliveries get lost."),
+		a(plan),
+		u("yes, but make it 8 attempts instead of 5"),
+	)
+	checkDecisions(t, x, [][]string{{"8 attempts"}, {"dead-letter table"}, {"Alert when"}}, nil)
+	x = extractT(t,
+		u("Deliveries get lost."),
+		a(plan),
+		u("all good except 3, we don't alert on that"),
+	)
+	checkDecisions(t, x, [][]string{{"exponential backoff"}, {"Store failed deliveries"}}, [][]string{{"Alert when"}})
+}
