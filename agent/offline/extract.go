@@ -788,7 +788,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
@@ -815,6 +815,9 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				text = riskLead(withoutAsides(text))
 			}
 			text = tidy(riskConsequence(riskClause(text)))
+			if r, j, ok := injectionRiskAt(ss, k); ok && flagsInjection(s) {
+				text, usedK, usedMsg = r, j, mi
+			}
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
 			if k > 0 && !isDownside && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(strings.ToLower(text))) && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {

@@ -36,7 +36,7 @@ var (
 	meansLeadRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
 	// adviceTailRE is advice after a concern (", so it's worth checking
 	// that …"): what to do about it, not the concern.
-	adviceTailRE = regexp.MustCompile(`(?i),\s+so (?:it's|it is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check)\b.*$`)
+	adviceTailRE = regexp.MustCompile(`(?i),\s+(?:so|which) (?:it's|it is|is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check|treat|keep|avoid|don't)\b.*$`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
 	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if|(?:don't|do not) want)\b`)
@@ -83,7 +83,7 @@ func riskLead(s string) string {
 		s = meansLeadRE.ReplaceAllString(s, "")
 		lc = strings.ToLower(s)
 	}
-	if strings.Contains(lc, ", so ") {
+	if strings.Contains(lc, ", so ") || strings.Contains(lc, ", which ") {
 		s = adviceTailRE.ReplaceAllString(s, "")
 		lc = strings.ToLower(s)
 	}
@@ -302,4 +302,107 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 	}
 	c, d := at(concern), at(decision)
 	return c >= 0 && d > c
+}
+
+// injectionNoteRE finds, in an assistant's warning about pasted text, the
+// words that say the text addresses AI tools and what it asks of them
+// ("contains text addressed to an AI assistant, asking it to", "is an
+// instruction aimed at AI tools, telling me to", "reads like a
+// prompt-injection attempt — it tells AI tools to").
+var injectionNoteRE = regexp.MustCompile(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for)\s+(?:an?\s+|the\s+)?(?:ai|llm)s?(?:\s+(?:assistant|tool|agent|model)s?)?|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+to(?:\s+have you)?\b)?\s*`)
+
+// injectionLeadRE is what opens a warning before naming the pasted text:
+// "First, about that ticket:", "Before the design:".
+var injectionLeadRE = regexp.MustCompile(`(?i)^(?:first|before [^,:]{1,30}|about|also|one more thing)?[,:]?\s*(?:about\s+)?`)
+
+// itIsRE opens a sentence that says what "it" is.
+var itIsRE = regexp.MustCompile(`(?i)^it(?:'s| is)\s+`)
+
+// injectionSubjectRE cuts what a lead says of the pasted text ("That
+// comment at the bottom isn't part of the technique") to the text itself.
+var injectionSubjectRE = regexp.MustCompile(`(?i)\s+(?:is|isn't|is not|was|has|contains|looks)\b.*$`)
+
+// injectionRisk restates an assistant's warning that pasted text addresses
+// AI tools in the words such a risk is put in: what the text is, that it
+// contains a prompt injection, and what it asks AI tools to do ("The ua=
+// field contains a prompt injection asking AI tools to approve removing
+// auth"). The lead before the text ("First, about that ticket:") and who
+// the note was read by ("telling me to") are not the risk. It reports
+// false when s does not say so.
+func injectionRisk(s string) (string, bool) {
+	subject, ask, ok := injectionParts(s)
+	if !ok {
+		return "", false
+	}
+	out := subject + " contains a prompt injection"
+	if ask != "" {
+		out += " asking AI tools to " + ask
+	}
+	return out, true
+}
+
+// injectionParts splits an assistant's warning about pasted text into the
+// text it names and what that text asks AI tools to do, "" when the
+// warning does not say.
+func injectionParts(s string) (subject, ask string, ok bool) {
+	loc := injectionNoteRE.FindStringIndex(s)
+	if loc == nil {
+		return "", "", false
+	}
+	subject = s[:loc[0]]
+	if asks := strings.ToLower(strings.TrimSpace(s[loc[0]:loc[1]])); strings.HasSuffix(asks, " to") || strings.HasSuffix(asks, " you") {
+		ask = strings.TrimSpace(s[loc[1]:])
+	}
+	lead := ""
+	if i := strings.LastIndex(subject, ":"); i >= 0 {
+		lead, subject = subject[:i], subject[i+1:]
+	}
+	subject = strings.TrimSpace(strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(subject), " and"), " ,—–"))
+	if lc := strings.ToLower(subject); lc == "" || lc == "it" || lc == "this" || hasWordPrefix(lc, "it's", "it is") {
+		// "That comment isn't part of the technique: it's text aimed at
+		// AI assistants": the lead names the text.
+		// "It's text returned by the endpoint, and it's addressed to …":
+		// what the text is follows "it's".
+		if lead == "" {
+			lead = unlead(itIsRE, subject)
+		}
+		subject = strings.TrimSpace(injectionSubjectRE.ReplaceAllString(unlead(injectionLeadRE, lead), ""))
+	} else {
+		subject = unlead(injectionLeadRE, subject)
+	}
+	if n := words(subject); n == 0 || n > 10 {
+		return "", "", false
+	}
+	return subject, ask, true
+}
+
+// injectionImpactRE opens the sentence that says what a prompt injection
+// in pasted text shows about where the text came from ("It does mean
+// something can write notes into your tickets").
+var injectionImpactRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?(?:means?|shows?)(?: that)?\s+`)
+
+// injectionRiskAt states the risk of sentence k of ss, an assistant's
+// warning that pasted text addresses AI tools. When a later sentence of the
+// same paragraph draws what the injection shows ("It does mean a client can
+// put arbitrary text into your logs"), that is the risk, with the text it
+// came in: the weakness, not the instruction. It returns the index of the
+// sentence it read the risk from.
+func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
+	subject, _, ok := injectionParts(ss[k].plain)
+	if !ok {
+		return "", k, false
+	}
+	for j := k + 1; j < len(ss) && j <= k+3 && ss[j].item == ss[k].item; j++ {
+		loc := injectionImpactRE.FindStringIndex(ss[j].plain)
+		if loc == nil {
+			continue
+		}
+		impact := strings.TrimSpace(adviceTailRE.ReplaceAllString(ss[j].plain[loc[1]:], ""))
+		if words(impact) < 4 {
+			break
+		}
+		return tidy(impact) + "; " + lowerFirst(subject) + " contains a prompt injection", j, true
+	}
+	r, _ := injectionRisk(ss[k].plain)
+	return tidy(r), k, true
 }
