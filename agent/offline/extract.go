@@ -791,7 +791,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
-			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
+			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") || !listed && falseAlarm(s) {
 				continue
 			}
 			// "On the actual bug, two separate issues:" introduces the

@@ -73,3 +73,27 @@ func TestInjectionImpact(t *testing.T) {
 		t.Errorf("want one risk, got %q", got)
 	}
 }
+
+// TestFalseAlarms checks that a bad outcome named only as what a change
+// avoids or withstands, or a check that fails by design, is not a risk,
+// while the same words as a warning still are.
+func TestFalseAlarms(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("How do we keep tenants apart?"),
+		a("With the policy on the table, the server drops rows from other tenants even if a handler forgets the tenant filter."),
+		a("With the compile-time check, a bad template is caught at build time rather than breaking the page a customer opens."),
+		a("Add a smoke test, e2e/login.spec.ts, that fails when the login page logs any warning."),
+		a("Watch the retry budget: a client that retries forever can exhaust the connection pool."),
+	),
+		[]string{"exhaust the connection pool"},
+		[]string{"forgets the tenant filter", "caught at build time", "smoke test"})
+	for lower, want := range map[string]bool{
+		"a nightly lint that fails when a flag is past its expiry":              true,
+		"a test that fails one run in ten is often a race condition in the app": false,
+		"every insert fails once the partitions run out":                        false,
+	} {
+		if got := checkFails(lower); got != want {
+			t.Errorf("checkFails(%q) = %v, want %v", lower, got, want)
+		}
+	}
+}

@@ -406,3 +406,53 @@ func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
 	r, _ := injectionRisk(ss[k].plain)
 	return tidy(r), k, true
 }
+
+// falseAlarm reports whether s, though it has a word of risk, states no
+// concern: the bad outcome is what it avoids ("fails in CI rather than on
+// someone's machine"), or a check failing is what the check is for ("a
+// lint that fails when a flag has expired").
+func falseAlarm(s sentence) bool {
+	return avoidsOnly(s.lower) || checkFails(s.lower)
+}
+
+// contrastRE finds where a sentence turns to what it avoids or withstands:
+// "instead of", "rather than", "even if".
+var contrastRE = regexp.MustCompile(`\b(?:rather than|even if|even when)\b`)
+
+// avoidsOnly reports whether a lower-cased sentence names a bad outcome
+// only after "instead of", "rather than" or "even if": "The database
+// refuses those rows even if a query forgets the filter" says what is
+// safe, not what could go wrong.
+func avoidsOnly(lower string) bool {
+	if !containsAny(lower, "rather than", "even if", "even when") {
+		return false
+	}
+	loc := contrastRE.FindStringIndex(lower)
+	if loc == nil {
+		return false
+	}
+	// The contrast runs to the end of its clause: "saveat = 1.0 instead
+	// of saving every step: dense output will otherwise eat tens of GB"
+	// warns after it.
+	end := len(lower)
+	if i := strings.IndexAny(lower[loc[1]:], ",;:—–("); i >= 0 {
+		end = loc[1] + i
+	}
+	return !riskCues.match(lower[:loc[0]]+" "+lower[end:]) && riskCues.match(lower[loc[1]:end])
+}
+
+// checkFailsRE finds a check whose failing is the point: a test, lint,
+// assertion or CI step that fails.
+var checkFailsRE = regexp.MustCompile(`\b(?:tests?|lint|linter|check|assert\w*|ci step|spec|job)\b[^;]*\bfail(?:s|ing)?\b`)
+
+// failWordRE finds a form of "fail".
+var failWordRE = regexp.MustCompile(`\bfail(?:s|ed|ing)?\b`)
+
+// checkFails reports whether the only word of risk in a lower-cased
+// sentence is a check failing, which is how a check works: "A Playwright
+// test that fails on any hydration warning" is a plan, not a risk. A test
+// that "fails 1 in 10 times" because of a race has a risk word of its own.
+func checkFails(lower string) bool {
+	return strings.Contains(lower, "fail") && checkFailsRE.MatchString(lower) &&
+		!riskCues.match(failWordRE.ReplaceAllString(lower, ""))
+}
