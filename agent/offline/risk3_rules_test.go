@@ -97,3 +97,17 @@ func TestFalseAlarms(t *testing.T) {
 		}
 	}
 }
+
+// TestStateWordsOnly checks that "stale" or "bug" alone, words a design
+// uses for what it does on purpose or for the work at hand, do not make a
+// risk, while the same words next to a harm do.
+func TestStateWordsOnly(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("How should the price cache behave?"),
+		a("After the soft expiry, the handler returns the stale price and refreshes it in the background."),
+		a("The retry helper also fixes the bug in the upload form."),
+		a("If the refresher dies, users could see stale prices for an hour and lose money on every order."),
+	),
+		[]string{"lose money"},
+		[]string{"returns the stale price", "upload form"})
+}

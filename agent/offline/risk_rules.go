@@ -412,7 +412,18 @@ func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
 // someone's machine"), or a check failing is what the check is for ("a
 // lint that fails when a flag has expired").
 func falseAlarm(s sentence) bool {
-	return avoidsOnly(s.lower) || checkFails(s.lower)
+	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower)
+}
+
+// stateWordRE finds words of risk that describe a state a design works
+// with as often as a harm it suffers: a cache serves "the stale value" on
+// purpose.
+var stateWordRE = regexp.MustCompile(`\b(?:stale|bugs?)\b`)
+
+// stateOnly reports whether the only words of risk in a lower-cased
+// sentence describe a state ("return the stale value now").
+func stateOnly(lower string) bool {
+	return stateWordRE.MatchString(lower) && !riskCues.match(stateWordRE.ReplaceAllString(lower, ""))
 }
 
 // contrastRE finds where a sentence turns to what it avoids or withstands:
