@@ -105,7 +105,7 @@ func TestStateWordsOnly(t *testing.T) {
 	checkRisks(t, risksOf(t,
 		u("How should the price cache behave?"),
 		a("After the soft expiry, the handler returns the stale price and refreshes it in the background."),
-		a("The retry helper also fixes the bug in the upload form."),
+		a("The upload form is where the date bug shows up for customers."),
 		a("If the refresher dies, users could see stale prices for an hour and lose money on every order."),
 	),
 		[]string{"lose money"},
