@@ -687,7 +687,9 @@ var (
 		stutter* crash* half-written stale not_guaranteed isn't_called aren't_called
 		grows_forever time_out times_out overflow* fills_up evicted unpaid
 		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
-		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
+		caution be_aware breaking_change dangl* oversubscrib* missed poison* forever flicker* duplicate*
+		pile_up piles_up clog* runs_out run_out
+		trade-off_is one_more_thing last_note cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
@@ -827,7 +829,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				continue
 			}
 			// A concern that runs over adjacent sentences is one risk.
-			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && words(out[n-1].Description)+words(text) <= 28 {
+			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(strings.ToLower(text))) {
 				out[n-1].Description = strings.TrimRight(out[n-1].Description, ".") + "; " + lowerFirst(text)
 				out[n-1].Severity = severity(strings.ToLower(out[n-1].Description))
 				sets[n-1] = newTokenSet(strings.ToLower(out[n-1].Description))

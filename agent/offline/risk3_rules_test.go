@@ -111,3 +111,59 @@ func TestStateWordsOnly(t *testing.T) {
 		[]string{"lose money"},
 		[]string{"returns the stale price", "upload form"})
 }
+
+// TestMoreRiskWords checks words that name a harm or announce a concern
+// ("One caution:", "Be aware that", "a breaking change", "dangles",
+// "retried forever"), each in a sentence that has no other word of risk.
+func TestMoreRiskWords(t *testing.T) {
+	for _, s := range []string{
+		"One caution: the archive is three times larger once unpacked on the worker.",
+		"Be aware that the vendor's SDK keeps its own copy of the session token.",
+		"Renaming the field is a breaking change for every mobile client already shipped.",
+		"A reference kept across frames dangles once the pool moves its storage.",
+		"Two render threads plus the encoder pool oversubscribe the four cores.",
+		"Events that arrive after the nightly cutoff are missed by the report.",
+		"A pull request from a fork could poison the shared build cache.",
+		"A job that keeps answering 503 would be retried forever.",
+		"Every price flickers in after the page has loaded.",
+		"A second delivery of the same webhook inserts a duplicate row.",
+		"Unacknowledged messages pile up in the dead-letter queue.",
+		"Large uploads clog the only worker queue for minutes.",
+		"The thumbnail disk runs out within a week at the current upload rate.",
+		"The trade-off is that translators see their changes a day later.",
+		"One more thing: the nightly export holds a table lock for ten minutes.",
+		"Last note: the free tier keeps only seven days of logs.",
+	} {
+		if got := risksOf(t, u("What should we know?"), a(s)); len(got) == 0 {
+			t.Errorf("no risk in %q", s)
+		}
+	}
+}
+
+// TestAnnounceLead checks that a lead announcing that something worth
+// knowing follows, without naming it, is not part of the risk.
+func TestAnnounceLead(t *testing.T) {
+	for in, want := range map[string]string{
+		"Be aware that the staging bucket is readable by every contractor.":     "the staging bucket is readable by every contractor.",
+		"One more gap to be aware of: the importer skips rows with a bad date.": "the importer skips rows with a bad date.",
+		"Last note: the free tier deletes logs older than seven days.":          "the free tier deletes logs older than seven days.",
+		"Be aware of this.":         "Be aware of this.",
+		"One more: nothing breaks.": "One more: nothing breaks.",
+	} {
+		if got := riskLead(in); got != want {
+			t.Errorf("riskLead(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestConsequenceJoinsLongCause checks that a concern opening with "That
+// alone can …" joins the concern before it, however long that one is.
+func TestConsequenceJoinsLongCause(t *testing.T) {
+	got := risksOf(t,
+		u("The importer sometimes runs twice."),
+		a("One caution: the cron entry on the old host was never removed, so every night both the old host and the new cluster start the same import of the partner feed. That alone can double the rows in the ledger."),
+	)
+	if len(got) != 1 || !strings.Contains(got[0], "cron entry") || !strings.Contains(got[0], "double the rows") {
+		t.Errorf("want one risk with the cause and its consequence, got %q", got)
+	}
+}

@@ -73,6 +73,12 @@ func isMitigation(lower string) bool {
 // reassureRE opens a sentence that answers a worry by playing it down.
 var reassureRE = regexp.MustCompile(`^(?:not much|not really|not a problem|no problem|nothing breaks|(?:that|it|this) (?:still works|keeps working|is still fine|stays fine))\b`)
 
+// announceLeadRE opens a sentence by announcing that something follows
+// which the listener should know, without naming it: "Be aware that",
+// "Keep in mind", "One more thing:", "Last note:", "One more gap to be
+// aware of:".
+var announceLeadRE = regexp.MustCompile(`^(?:(?:be aware|keep in mind|bear in mind)(?: that)?[,:]?\s+|(?:one more|one last|last|a last|another|final)\b[^:.]{0,40}:\s+)`)
+
 // riskLead strips what announces a concern from the sentence that states
 // it: an acknowledgement ("Agreed —"), a known lead ("The catch is") or a
 // short lead-in naming the concern ("The flip side is the real issue:").
@@ -89,6 +95,11 @@ func riskLead(s string) string {
 	}
 	if m := ackLead(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
+	}
+	if hasWordPrefix(lc, "be", "keep", "bear", "one", "last", "a", "another", "final") {
+		if m := announceLeadRE.FindString(lc); m != "" && words(s[len(m):]) >= 4 {
+			s, lc = s[len(m):], lc[len(m):]
+		}
 	}
 	if strings.Contains(lc, ":") {
 		if m := labelLead(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
