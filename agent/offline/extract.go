@@ -816,7 +816,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			} else {
 				text = riskLead(withoutAsides(text))
 			}
-			text = tidy(riskConsequence(riskClause(text)))
+			text = tidy(withoutDrawbackLead(riskConsequence(riskClause(text))))
 			if r, j, ok := injectionRiskAt(ss, k); ok && flagsInjection(s) {
 				text, usedK, usedMsg = r, j, mi
 			}
@@ -829,7 +829,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				continue
 			}
 			// A concern that runs over adjacent sentences is one risk.
-			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(strings.ToLower(text))) {
+			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (s.bullet || !ss[k-1].bullet) && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(strings.ToLower(text))) {
 				out[n-1].Description = strings.TrimRight(out[n-1].Description, ".") + "; " + lowerFirst(text)
 				out[n-1].Severity = severity(strings.ToLower(out[n-1].Description))
 				sets[n-1] = newTokenSet(strings.ToLower(out[n-1].Description))

@@ -167,3 +167,17 @@ func TestConsequenceJoinsLongCause(t *testing.T) {
 		t.Errorf("want one risk with the cause and its consequence, got %q", got)
 	}
 }
+
+// TestOptionDrawbackSentence checks that a sentence of an option on offer
+// that names the option's drawback ("The downside is that …") is a risk,
+// stated without that lead, and that a concern after the list is not
+// joined to it.
+func TestOptionDrawbackSentence(t *testing.T) {
+	got := risksOf(t,
+		u("How do we stop accidental rebuilds of the ledger table?"),
+		a("Two options:\n\n- **Lock the table**: set `protected: true` in the model. The downside is that a planned rebuild then needs someone to unlock it by hand.\n- **Alert only**: post to the channel when a rebuild starts.\n\nAlso, the importer can silently skip rows with a malformed date."),
+	)
+	checkRisks(t, got,
+		[]string{"A planned rebuild then needs someone to unlock it by hand"},
+		[]string{"The downside is", "by hand; "})
+}

@@ -189,7 +189,7 @@ func notConcern(t *transcript, s sentence) bool {
 			return true
 		}
 	}
-	if s.bullet {
+	if s.bullet && !namesDrawback(s) {
 		for _, p := range t.assistantProposals(s.msg) {
 			if p.item == s.item && (p.option || p.pathy) {
 				return true
@@ -197,6 +197,30 @@ func notConcern(t *transcript, s sentence) bool {
 		}
 	}
 	return false
+}
+
+// drawbackLeadRE opens a sentence that names a drawback: "The downside is
+// that", "The catch:", "The cost is".
+var drawbackLeadRE = regexp.MustCompile(`^(?:the|one|its|a) (?:main |big |real |only )?(?:downside|catch|cost|drawback|risk|trade-?off|price)s?(?: here)?(?: is(?: that)?|:)\s`)
+
+// namesDrawback reports whether s, a sentence of an option on offer,
+// names the option's drawback ("The downside is that a real rebuild then
+// needs the flag flipped"): that is a risk of the option, not the option.
+func namesDrawback(s sentence) bool {
+	if s.first {
+		return false
+	}
+	loc := drawbackLeadRE.FindStringIndex(s.lower)
+	return loc != nil && words(s.lower[loc[1]:]) >= 5
+}
+
+// withoutDrawbackLead returns a risk without the words that announced it
+// as a drawback ("The downside is that"), once its clauses are chosen.
+func withoutDrawbackLead(s string) string {
+	if loc := drawbackLeadRE.FindStringIndex(strings.ToLower(s)); loc != nil && words(s[loc[1]:]) >= 5 {
+		return s[loc[1]:]
+	}
+	return s
 }
 
 // butRE finds where an option's drawback starts: "…, but installing an
