@@ -816,7 +816,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			} else {
 				text = riskLead(withoutAsides(text))
 			}
-			text = tidy(withoutDrawbackLead(riskConsequence(riskClause(text))))
+			text = tidy(concernOnly(riskConsequence(riskClause(text))))
 			if r, j, ok := injectionRiskAt(ss, k); ok && flagsInjection(s) {
 				text, usedK, usedMsg = r, j, mi
 			}

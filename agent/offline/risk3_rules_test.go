@@ -181,3 +181,17 @@ func TestOptionDrawbackSentence(t *testing.T) {
 		[]string{"A planned rebuild then needs someone to unlock it by hand"},
 		[]string{"The downside is", "by hand; "})
 }
+
+// TestAdviceAfterSemicolon checks that advice after a semicolon is left
+// out of the risk it follows.
+func TestAdviceAfterSemicolon(t *testing.T) {
+	for in, want := range map[string]string{
+		"A panic inside the worker goroutine is lost unless someone reads it; the supervisor should log it":    "A panic inside the worker goroutine is lost unless someone reads it",
+		"The export times out for accounts with many invoices; pin the page size to 500":                       "The export times out for accounts with many invoices",
+		"The export times out for accounts with many invoices; the retry then doubles the load on the replica": "The export times out for accounts with many invoices; the retry then doubles the load on the replica",
+	} {
+		if got := concernOnly(in); got != want {
+			t.Errorf("concernOnly(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

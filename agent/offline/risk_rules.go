@@ -214,14 +214,24 @@ func namesDrawback(s sentence) bool {
 	return loc != nil && words(s.lower[loc[1]:]) >= 5
 }
 
-// withoutDrawbackLead returns a risk without the words that announced it
-// as a drawback ("The downside is that"), once its clauses are chosen.
-func withoutDrawbackLead(s string) string {
+// concernOnly returns a risk, once its clauses are chosen, without the
+// words that announced it as a drawback ("The downside is that") and
+// without advice after a semicolon ("…; the callback should log it").
+func concernOnly(s string) string {
 	if loc := drawbackLeadRE.FindStringIndex(strings.ToLower(s)); loc != nil && words(s[loc[1]:]) >= 5 {
-		return s[loc[1]:]
+		s = s[loc[1]:]
+	}
+	if head, tail, ok := strings.Cut(s, "; "); ok && words(head) >= 5 {
+		if lt := strings.ToLower(tail); adviceRE.MatchString(lt) || imperative(lt) {
+			return head
+		}
 	}
 	return s
 }
+
+// adviceRE opens a clause that says what someone should do: "the
+// callback should log it", "you need to pin it".
+var adviceRE = regexp.MustCompile(`^(?:[a-z0-9_.()'-]+ ){0,5}(?:should|must|needs to|need to|has to|have to)\b`)
 
 // butRE finds where an option's drawback starts: "…, but installing an
 // unrelated package can silently change …".
