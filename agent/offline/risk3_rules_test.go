@@ -195,3 +195,19 @@ func TestAdviceAfterSemicolon(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviceWithOtherwise checks that advice saying what happens without
+// it ("add X, otherwise Z") is a risk stated as the harm, while advice
+// whose "otherwise" is more advice, or that explains how an option works
+// after a colon, is not.
+func TestAdviceWithOtherwise(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("Anything else for the image pipeline?"),
+		a("Yes: add a strip-metadata step before the upload, otherwise the photos keep the GPS position of every customer's home."),
+		a("Delete the old keys from the cache or you'll keep serving revoked avatars for a week."),
+		a("Cap the delay at an hour; otherwise fall back to the default delay."),
+		a("**Enable signed builds**: the runner must sign every artifact, otherwise the store refuses the upload."),
+	),
+		[]string{"Without a strip-metadata step before the upload, the photos keep the GPS position", "You'll keep serving revoked avatars for a week"},
+		[]string{"fall back", "store refuses"})
+}

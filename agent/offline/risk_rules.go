@@ -170,12 +170,12 @@ var weHandleRE = regexp.MustCompile(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i)
 // voices no worry.
 func notConcern(t *transcript, s sentence) bool {
 	lc := strings.ToLower(t.riskLeadOf(s))
-	if proposeLeadRE.MatchString(lc) {
+	if proposeLeadRE.MatchString(lc) && !warnsOtherwise(lc) {
 		return true
 	}
 	// "Enable app rollback: …" proposes; "Document it, or users will put
 	// the file in the wrong place" warns of what happens without it.
-	if (imperative(lc) || imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") {
+	if (imperative(lc) || imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") && !warnsOtherwise(lc) {
 		return true
 	}
 	if s.role == agent.RoleUser {
@@ -221,12 +221,69 @@ func concernOnly(s string) string {
 	if loc := drawbackLeadRE.FindStringIndex(strings.ToLower(s)); loc != nil && words(s[loc[1]:]) >= 5 {
 		s = s[loc[1]:]
 	}
+	if r, ok := otherwiseRisk(s); ok {
+		return r
+	}
 	if head, tail, ok := strings.Cut(s, "; "); ok && words(head) >= 5 {
 		if lt := strings.ToLower(tail); adviceRE.MatchString(lt) || imperative(lt) {
 			return head
 		}
 	}
 	return s
+}
+
+// otherwiseTailRE splits advice from what happens without it: "add
+// format=yuv420p after each scale, otherwise libx264 may pick a 10-bit
+// profile", "delete the token or you'll keep sending to it forever".
+var otherwiseTailRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–])\s+(?:otherwise|or else)\s+|,?\s+or (?:you'll|you will|it'll|it will|they'll|we'll)\s+`)
+
+// withoutVerbs are the verbs of advice whose object, left out, is the
+// cause of the harm: "add X, otherwise Z" is "without X, Z".
+var withoutVerbs = wordSet(`add use set keep include enable pin apply put pass wrap declare register mock`)
+
+// warnsOtherwise reports whether lower-cased advice says what happens
+// without it: then the advice carries a risk.
+func warnsOtherwise(lc string) bool {
+	if !containsAny(lc, "otherwise", " or else", " or you", " or it", " or they", " or we") {
+		return false
+	}
+	loc := otherwiseTailRE.FindStringIndex(lc)
+	// "Enable rollback: the image must call X, otherwise it reverts"
+	// explains how the option works; "…, otherwise fall through to an
+	// error" is more advice.
+	if loc == nil || strings.Contains(lc[:loc[0]], ": ") {
+		return false
+	}
+	sep := lc[loc[0]:loc[1]]
+	return !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") || !imperative(lc[loc[1]:])
+}
+
+// otherwiseRisk states advice with what happens without it ("add X after
+// each scale, otherwise Z") as the risk: "Without X after each scale, Z";
+// or Z alone when the advice is not to add something ("delete the token
+// or you'll keep sending to it").
+func otherwiseRisk(s string) (string, bool) {
+	lc := strings.ToLower(s)
+	if !imperative(lc) || !warnsOtherwise(lc) {
+		return "", false
+	}
+	loc := otherwiseTailRE.FindStringIndex(s)
+	advice, harm := s[:loc[0]], s[loc[1]:]
+	if strings.HasPrefix(strings.ToLower(s[loc[0]:loc[1]]), ", or") || strings.Contains(strings.ToLower(s[loc[0]:loc[1]]), " or ") {
+		// "or you'll keep sending": the subject is in the tail.
+		harm = strings.TrimSpace(s[loc[0]:loc[1]])
+		harm = strings.TrimPrefix(strings.TrimPrefix(harm, ","), " ")
+		harm = strings.TrimPrefix(strings.TrimPrefix(harm, "or else"), "or")
+		harm = strings.TrimSpace(harm) + " " + s[loc[1]:]
+	}
+	if words(harm) < 4 {
+		return "", false
+	}
+	verb, object, _ := strings.Cut(advice, " ")
+	if withoutVerbs[strings.ToLower(verb)] && words(object) >= 1 && words(object) <= 12 {
+		return "Without " + strings.TrimSpace(object) + ", " + harm, true
+	}
+	return tidy(harm), true
 }
 
 // adviceRE opens a clause that says what someone should do: "the
