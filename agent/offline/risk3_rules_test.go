@@ -83,10 +83,11 @@ func TestFalseAlarms(t *testing.T) {
 		a("With the policy on the table, the server drops rows from other tenants even if a handler forgets the tenant filter."),
 		a("With the compile-time check, a bad template is caught at build time rather than breaking the page a customer opens."),
 		a("Add a smoke test, e2e/login.spec.ts, that fails when the login page logs any warning."),
+		a("With a helper, the config loader can demand the region explicitly, so nobody forgets it."),
 		a("Watch the retry budget: a client that retries forever can exhaust the connection pool."),
 	),
 		[]string{"exhaust the connection pool"},
-		[]string{"forgets the tenant filter", "caught at build time", "smoke test"})
+		[]string{"forgets the tenant filter", "caught at build time", "smoke test", "nobody forgets"})
 	for lower, want := range map[string]bool{
 		"a nightly lint that fails when a flag is past its expiry":              true,
 		"a test that fails one run in ten is often a race condition in the app": false,

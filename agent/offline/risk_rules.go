@@ -529,15 +529,18 @@ func stateOnly(lower string) bool {
 }
 
 // contrastRE finds where a sentence turns to what it avoids or withstands:
-// "instead of", "rather than", "even if".
-var contrastRE = regexp.MustCompile(`\b(?:rather than|even if|even when)\b`)
+// "rather than", "even if", or a purpose that rules a harm out for
+// everyone ("so nobody forgets it").
+var contrastRE = regexp.MustCompile(`\b(?:rather than|even if|even when|so (?:that )?(?:nobody|no one))\b`)
 
 // avoidsOnly reports whether a lower-cased sentence names a bad outcome
-// only after "instead of", "rather than" or "even if": "The database
+// only after "rather than", "even if" or "so nobody": "The database
 // refuses those rows even if a query forgets the filter" says what is
-// safe, not what could go wrong.
+// safe, not what could go wrong. A purpose that rules out one harm ("so
+// a crash can't leave a half-written file") still names the risk the
+// change answers.
 func avoidsOnly(lower string) bool {
-	if !containsAny(lower, "rather than", "even if", "even when") {
+	if !containsAny(lower, "rather than", "even if", "even when", "so nobody", "so no one", "so that no") {
 		return false
 	}
 	loc := contrastRE.FindStringIndex(lower)
