@@ -212,3 +212,15 @@ func TestAdviceWithOtherwise(t *testing.T) {
 		[]string{"Without a strip-metadata step before the upload, the photos keep the GPS position", "You'll keep serving revoked avatars for a week"},
 		[]string{"fall back", "store refuses"})
 }
+
+// TestOtherwiseDoes checks that an "otherwise" followed by what to do in
+// the other case is not a risk, while one followed by a harm is.
+func TestOtherwiseDoes(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("How does the helper pick a timeout?"),
+		a("If the request already has a timeout, keep it; otherwise wrap it with the default of two seconds."),
+		a("Set the pool size from the config, otherwise the workers share one connection and stall each other."),
+	),
+		[]string{"share one connection"},
+		[]string{"wrap it with the default"})
+}

@@ -514,7 +514,26 @@ func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
 // someone's machine"), or a check failing is what the check is for ("a
 // lint that fails when a flag has expired").
 func falseAlarm(s sentence) bool {
-	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower)
+	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower) || otherwiseDoes(s.lower)
+}
+
+// otherwiseWordRE finds "otherwise" and the clause after it.
+var otherwiseWordRE = regexp.MustCompile(`\botherwise,?\s*([^,;:]*)`)
+
+// otherwiseDoes reports whether the only word of risk in a lower-cased
+// sentence is an "otherwise" that says what to do in the other case ("if
+// it has a deadline, keep it; otherwise wrap it with the default"), not
+// what goes wrong.
+func otherwiseDoes(lower string) bool {
+	if !strings.Contains(lower, "otherwise") {
+		return false
+	}
+	for _, m := range otherwiseWordRE.FindAllStringSubmatch(lower, -1) {
+		if !imperative(m[1]) {
+			return false
+		}
+	}
+	return !riskCues.match(otherwiseWordRE.ReplaceAllString(lower, ""))
 }
 
 // stateWordRE finds words of risk that describe a state a design works
