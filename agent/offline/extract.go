@@ -689,7 +689,8 @@ var (
 		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
 		caution be_aware breaking_change dangl* oversubscrib* missed poison* forever flicker* duplicate*
 		pile_up piles_up clog* runs_out run_out
-		trade-off_is one_more_thing last_note cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
+		trade-off_is one_more_thing last_note without_it swapping fight_over only_found until_restarted
+		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext

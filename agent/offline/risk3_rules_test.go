@@ -134,6 +134,11 @@ func TestMoreRiskWords(t *testing.T) {
 		"The trade-off is that translators see their changes a day later.",
 		"One more thing: the nightly export holds a table lock for ten minutes.",
 		"Last note: the free tier keeps only seven days of logs.",
+		"Without it, the same small group of shoppers sees every experiment first.",
+		"With twelve renderers on that box, the workers start swapping within an hour.",
+		"While both schedulers are enabled, they fight over the same nightly slot.",
+		"A build that breaks on the ARM runners is only found by the next person who releases.",
+		"The workers read the token at boot, so they keep the revoked one until restarted.",
 	} {
 		if got := risksOf(t, u("What should we know?"), a(s)); len(got) == 0 {
 			t.Errorf("no risk in %q", s)
