@@ -905,7 +905,7 @@ func modalConcern(t *transcript, s sentence) bool {
 	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ", " must n", " should never ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLead(s.lower) != "" || imperative(s.lower) {
 		return false
 	}
-	lc := strings.TrimLeft(t.statementOf(s), " ")
+	lc := strings.TrimPrefix(strings.TrimLeft(t.statementOf(s), " "), "so ")
 	if imperative(lc) || strings.HasPrefix(lc, "you ") || strings.HasPrefix(lc, "we ") || strings.HasPrefix(lc, "i ") {
 		return false
 	}

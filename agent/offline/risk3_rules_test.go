@@ -229,3 +229,16 @@ func TestOtherwiseDoes(t *testing.T) {
 		[]string{"share one connection"},
 		[]string{"wrap it with the default"})
 }
+
+// TestConclusionWithSo checks that a conclusion opening with "So" that
+// says what something can do is a risk, stated without the "So", while
+// "So we can …" stays a plan.
+func TestConclusionWithSo(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("Why did the nightly import stall?"),
+		a("The importer takes a table lock before it reads the feed. So rows waiting in the staging table can hold up the morning reports."),
+		a("We keep the feed in the bucket. So we can replay any night we need."),
+	),
+		[]string{"Rows waiting in the staging table can hold up the morning reports"},
+		[]string{"replay", "So rows"})
+}

@@ -170,7 +170,7 @@ var weHandleRE = regexp.MustCompile(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i)
 // voices no worry.
 func notConcern(t *transcript, s sentence) bool {
 	lc := strings.ToLower(t.riskLeadOf(s))
-	if proposeLeadRE.MatchString(lc) && !warnsOtherwise(lc) {
+	if proposeLeadRE.MatchString(lc) && !warnsOtherwise(lc) && !(strings.HasPrefix(lc, "so ") && modalConcern(t, s)) {
 		return true
 	}
 	// "Enable app rollback: …" proposes; "Document it, or users will put
@@ -218,6 +218,7 @@ func namesDrawback(s sentence) bool {
 // words that announced it as a drawback ("The downside is that") and
 // without advice after a semicolon ("…; the callback should log it").
 func concernOnly(s string) string {
+	s = strings.TrimPrefix(s, "So ") // the conclusion drawn, not the drawing
 	if loc := drawbackLeadRE.FindStringIndex(strings.ToLower(s)); loc != nil && words(s[loc[1]:]) >= 5 {
 		s = s[loc[1]:]
 	}
