@@ -955,6 +955,9 @@ func riskClause(s string) string {
 		if !riskCues.match(strings.ToLower(p)) {
 			continue
 		}
+		if i > 0 && relativeClause(p) {
+			return withClausesBefore(s, parts, i) // "…, which defeats the point": of what comes before
+		}
 		if words(p) < 8 && i+1 < len(parts) {
 			return p + ", " + parts[i+1]
 		}

@@ -242,3 +242,13 @@ func TestConclusionWithSo(t *testing.T) {
 		[]string{"Rows waiting in the staging table can hold up the morning reports"},
 		[]string{"replay", "So rows"})
 }
+
+// TestRelativeClauseKeepsItsSubject checks that a "which" clause picked
+// out of a long sentence keeps the clause it speaks of.
+func TestRelativeClauseKeepsItsSubject(t *testing.T) {
+	s := "We talked about the upload path for a while today and the plan is fine overall; the preview service stores every file under a public URL that never expires — which defeats the point of signing the download links at all."
+	got := riskClause(s)
+	if !strings.Contains(got, "public URL that never expires") || !strings.Contains(got, "defeats the point") || strings.Contains(got, "talked about") {
+		t.Errorf("riskClause(%q) = %q", s, got)
+	}
+}

@@ -592,3 +592,30 @@ func checkFails(lower string) bool {
 	return strings.Contains(lower, "fail") && checkFailsRE.MatchString(lower) &&
 		!riskCues.match(failWordRE.ReplaceAllString(lower, ""))
 }
+
+// relativeClause reports whether a clause of a sentence opens with
+// "which" or "which means": it speaks of the clause before it, and makes
+// no risk without it.
+func relativeClause(p string) bool {
+	return hasWordPrefix(strings.ToLower(strings.TrimSpace(p)), "which")
+}
+
+// withClausesBefore returns clause i of s, split by riskClauseRE into
+// parts, with the clause before it as written, and the one before that
+// too when that clause is short or follows a colon ("can set
+// X-Client-Type: mobile and read the token out").
+func withClausesBefore(s string, parts []string, i int) string {
+	seps := riskClauseRE.FindAllStringIndex(s, -1)
+	from := i - 1
+	if from > 0 && (words(parts[from]) < 6 || s[seps[from-1][0]] == ':') {
+		from--
+	}
+	start, end := 0, len(s)
+	if from > 0 {
+		start = seps[from-1][1]
+	}
+	if i < len(seps) {
+		end = seps[i][0]
+	}
+	return s[start:end]
+}
