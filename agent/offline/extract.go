@@ -818,8 +818,10 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				text = riskLead(withoutAsides(text))
 			}
 			text = tidy(concernOnly(riskConsequence(riskClause(text))))
-			if r, j, ok := injectionRiskAt(ss, k); ok && flagsInjection(s) {
-				text, usedK, usedMsg = r, j, mi
+			if flagsInjection(s) {
+				if r, j, ok := injectionRiskAt(ss, k); ok {
+					text, usedK, usedMsg = r, j, mi
+				}
 			}
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.

@@ -236,7 +236,7 @@ func concernOnly(s string) string {
 // otherwiseTailRE splits advice from what happens without it: "add
 // format=yuv420p after each scale, otherwise libx264 may pick a 10-bit
 // profile", "delete the token or you'll keep sending to it forever".
-var otherwiseTailRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–])\s+(?:otherwise|or else)\s+|,?\s+or (?:you'll|you will|it'll|it will|they'll|we'll)\s+`)
+var otherwiseTailRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–])\s+(?:otherwise|or else)\s+|,?\s+or\s+(?:you'll|you will|it'll|it will|they'll|we'll)\b`)
 
 // withoutVerbs are the verbs of advice whose object, left out, is the
 // cause of the harm: "add X, otherwise Z" is "without X, Z".
@@ -256,7 +256,7 @@ func warnsOtherwise(lc string) bool {
 		return false
 	}
 	sep := lc[loc[0]:loc[1]]
-	return !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") || !imperative(lc[loc[1]:])
+	return !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") || !imperative(strings.TrimSpace(lc[loc[1]:]))
 }
 
 // otherwiseRisk states advice with what happens without it ("add X after
@@ -269,13 +269,10 @@ func otherwiseRisk(s string) (string, bool) {
 		return "", false
 	}
 	loc := otherwiseTailRE.FindStringIndex(s)
-	advice, harm := s[:loc[0]], s[loc[1]:]
-	if strings.HasPrefix(strings.ToLower(s[loc[0]:loc[1]]), ", or") || strings.Contains(strings.ToLower(s[loc[0]:loc[1]]), " or ") {
-		// "or you'll keep sending": the subject is in the tail.
-		harm = strings.TrimSpace(s[loc[0]:loc[1]])
-		harm = strings.TrimPrefix(strings.TrimPrefix(harm, ","), " ")
-		harm = strings.TrimPrefix(strings.TrimPrefix(harm, "or else"), "or")
-		harm = strings.TrimSpace(harm) + " " + s[loc[1]:]
+	advice, harm := s[:loc[0]], strings.TrimSpace(s[loc[1]:])
+	if sep := strings.ToLower(s[loc[0]:loc[1]]); !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") {
+		// "or you'll keep sending": the harm's subject is in the match.
+		harm = strings.TrimSpace(s[loc[0]+strings.Index(sep, "or ")+3:])
 	}
 	if words(harm) < 4 {
 		return "", false
@@ -511,9 +508,11 @@ func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
 }
 
 // falseAlarm reports whether s, though it has a word of risk, states no
-// concern: the bad outcome is what it avoids ("fails in CI rather than on
-// someone's machine"), or a check failing is what the check is for ("a
-// lint that fails when a flag has expired").
+// concern: the bad outcome is what it withstands ("even if a query
+// forgets the filter"), a check failing is what the check is for ("a lint
+// that fails when a flag has expired"), the word names a state the design
+// works with ("return the stale value"), or "otherwise" leads to more
+// advice.
 func falseAlarm(s sentence) bool {
 	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower) || otherwiseDoes(s.lower)
 }
@@ -567,9 +566,9 @@ func avoidsOnly(lower string) bool {
 	if loc == nil {
 		return false
 	}
-	// The contrast runs to the end of its clause: "saveat = 1.0 instead
-	// of saving every step: dense output will otherwise eat tens of GB"
-	// warns after it.
+	// The contrast runs to the end of its clause: "keep the cache even if
+	// it is cold: a restart will otherwise stampede the database" warns
+	// after it.
 	end := len(lower)
 	if i := strings.IndexAny(lower[loc[1]:], ",;:—–("); i >= 0 {
 		end = loc[1] + i
@@ -594,8 +593,8 @@ func checkFails(lower string) bool {
 }
 
 // relativeClause reports whether a clause of a sentence opens with
-// "which" or "which means": it speaks of the clause before it, and makes
-// no risk without it.
+// "which": it speaks of the clause before it, and makes no risk without
+// it.
 func relativeClause(p string) bool {
 	return hasWordPrefix(strings.ToLower(strings.TrimSpace(p)), "which")
 }
