@@ -252,3 +252,16 @@ func TestRelativeClauseKeepsItsSubject(t *testing.T) {
 		t.Errorf("riskClause(%q) = %q", s, got)
 	}
 }
+
+// TestQuotedMessageOnly checks that words of risk only inside a quoted
+// message of five words or more do not make a risk, while a short quote
+// in the speaker's own warning does not hide one.
+func TestQuotedMessageOnly(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("What do the clients print?"),
+		a(`Both clients print "warning: retries without a request id can cause duplicates" in debug builds.`),
+		a(`In power-save mode the upload can be deferred for hours, which looks like "sync is broken" to the office.`),
+	),
+		[]string{"deferred for hours"},
+		[]string{"debug builds"})
+}

@@ -511,10 +511,23 @@ func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
 // concern: the bad outcome is what it withstands ("even if a query
 // forgets the filter"), a check failing is what the check is for ("a lint
 // that fails when a flag has expired"), the word names a state the design
-// works with ("return the stale value"), or "otherwise" leads to more
-// advice.
+// works with ("return the stale value"), "otherwise" leads to more
+// advice, or the word is inside a quoted message.
 func falseAlarm(s sentence) bool {
-	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower) || otherwiseDoes(s.lower)
+	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower) || otherwiseDoes(s.lower) || quotedOnly(s.lower)
+}
+
+// quotedRE finds text of five words or more in double quotes: a log
+// line, an error message.
+var quotedRE = regexp.MustCompile(`"[^"]*(?:\s[^"\s]+){4}[^"]*"|“[^”]*(?:\s[^”\s]+){4}[^”]*”`)
+
+// quotedOnly reports whether the only words of risk in a lower-cased
+// sentence are inside a quoted message: 'both log "no key passed;
+// restarts can cause duplicates"' says what a message reads, not what
+// could go wrong. A short quote ('looks like "sync is broken"') is the
+// speaker's own words.
+func quotedOnly(lower string) bool {
+	return strings.ContainsAny(lower, "\"“") && !riskCues.match(quotedRE.ReplaceAllString(lower, ""))
 }
 
 // otherwiseWordRE finds "otherwise" and the clause after it.
