@@ -589,17 +589,19 @@ func avoidsOnly(lower string) bool {
 	return !riskCues.match(lower[:loc[0]]+" "+lower[end:]) && riskCues.match(lower[loc[1]:end])
 }
 
-// checkFailsRE finds a check whose failing is the point: a test, lint,
-// assertion or CI step that fails.
-var checkFailsRE = regexp.MustCompile(`\b(?:tests?|lint|linter|check|assert\w*|ci step|spec|job)\b[^;]*\bfail(?:s|ing)?\b`)
+// checkFailsRE finds a check whose failing is the point (a test, lint,
+// assertion or CI step that fails), or failing that is wanted or ruled
+// out ("should fail loudly", "won't fail the run").
+var checkFailsRE = regexp.MustCompile(`\b(?:tests?|lint|linter|check|assert\w*|ci step|spec|job)\b[^;]*\bfail(?:s|ing)?\b|\b(?:should|won't|will not|doesn't|does not|wouldn't) fail\b`)
 
 // failWordRE finds a form of "fail".
 var failWordRE = regexp.MustCompile(`\bfail(?:s|ed|ing)?\b`)
 
 // checkFails reports whether the only word of risk in a lower-cased
-// sentence is a check failing, which is how a check works: "A Playwright
-// test that fails on any hydration warning" is a plan, not a risk. A test
-// that "fails 1 in 10 times" because of a race has a risk word of its own.
+// sentence is a check failing, which is how a check works ("A Playwright
+// test that fails on any hydration warning" is a plan, not a risk), or a
+// failure wanted or ruled out. A test that "fails 1 in 10 times" because
+// of a race has a risk word of its own.
 func checkFails(lower string) bool {
 	return strings.Contains(lower, "fail") && checkFailsRE.MatchString(lower) &&
 		!riskCues.match(failWordRE.ReplaceAllString(lower, ""))
