@@ -267,3 +267,14 @@ func TestQuotedMessageOnly(t *testing.T) {
 		[]string{"deferred for hours"},
 		[]string{"debug builds"})
 }
+
+// TestWatchLeadIsAWarning checks that "Keep an eye on X:", an imperative
+// in form, announces a warning: what follows is a risk, without the lead.
+func TestWatchLeadIsAWarning(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("Anything else on the renderer?"),
+		a("Keep an eye on disk: if an export hangs, temp files are never cleaned up and they pile up until the volume is full."),
+	),
+		[]string{"If an export hangs, temp files are never cleaned up"},
+		[]string{"Keep an eye"})
+}

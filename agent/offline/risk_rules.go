@@ -76,8 +76,15 @@ var reassureRE = regexp.MustCompile(`^(?:not much|not really|not a problem|no pr
 // announceLeadRE opens a sentence by announcing that something follows
 // which the listener should know, without naming it: "Be aware that",
 // "Keep in mind", "One more thing:", "Last note:", "One more gap to be
-// aware of:".
-var announceLeadRE = regexp.MustCompile(`^(?:(?:be aware|keep in mind|bear in mind)(?: that)?[,:]?\s+|(?:one more|one last|last|a last|another|final)\b[^:.]{0,40}:\s+)`)
+// aware of:", "Keep an eye on memory:".
+var announceLeadRE = regexp.MustCompile(`^(?:(?:be aware|keep in mind|bear in mind)(?: that)?[,:]?\s+|(?:one more|one last|last|a last|another|final|keep an eye on|watch)\b[^:.]{0,40}:\s+)`)
+
+// announces reports whether a lower-cased sentence opens with a lead that
+// announces what follows ("Keep an eye on memory:"): an imperative in
+// form, a warning in use.
+func announces(lc string) bool {
+	return hasWordPrefix(lc, "be", "keep", "bear", "one", "last", "a", "another", "final", "watch") && announceLeadRE.MatchString(lc)
+}
 
 // riskLead strips what announces a concern from the sentence that states
 // it: an acknowledgement ("Agreed —"), a known lead ("The catch is") or a
@@ -96,7 +103,7 @@ func riskLead(s string) string {
 	if m := ackLead(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
 	}
-	if hasWordPrefix(lc, "be", "keep", "bear", "one", "last", "a", "another", "final") {
+	if announces(lc) {
 		if m := announceLeadRE.FindString(lc); m != "" && words(s[len(m):]) >= 4 {
 			s, lc = s[len(m):], lc[len(m):]
 		}
@@ -175,7 +182,7 @@ func notConcern(t *transcript, s sentence) bool {
 	}
 	// "Enable app rollback: …" proposes; "Document it, or users will put
 	// the file in the wrong place" warns of what happens without it.
-	if (imperative(lc) || imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") && !warnsOtherwise(lc) {
+	if (imperative(lc) || !announces(s.lower) && imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") && !warnsOtherwise(lc) {
 		return true
 	}
 	if s.role == agent.RoleUser {
