@@ -104,7 +104,7 @@ func riskLead(s string) string {
 		s, lc = s[len(m):], lc[len(m):]
 	}
 	if announces(lc) {
-		if m := announceLeadRE.FindString(lc); m != "" && words(s[len(m):]) >= 4 {
+		if m := announceLeadRE.FindString(lc); m != "" && len(m) < len(s) && words(s[len(m):]) >= 4 {
 			s, lc = s[len(m):], lc[len(m):]
 		}
 	}
