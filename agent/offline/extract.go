@@ -748,6 +748,9 @@ var (
 		stutter* crash* half-written stale not_guaranteed isn't_called aren't_called
 		grows_forever time_out times_out overflow* fills_up evicted unpaid
 		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
+		caution be_aware breaking_change dangl* oversubscrib* missed poison* forever flicker* duplicate*
+		pile_up piles_up clog* runs_out run_out
+		trade-off_is one_more_thing last_note without_it swapping fight_over only_found until_restarted
 		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
@@ -849,10 +852,10 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) && !warnsOtherwise(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
-			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") {
+			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") || !listed && falseAlarm(s) {
 				continue
 			}
 			// "On the actual bug, two separate issues:" introduces the
@@ -875,7 +878,12 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			} else {
 				text = riskLead(withoutAsides(text))
 			}
-			text = tidy(riskConsequence(riskClause(text)))
+			text = tidy(concernOnly(riskConsequence(riskClause(text))))
+			if flagsInjection(s) {
+				if r, j, ok := injectionRiskAt(ss, k); ok {
+					text, usedK, usedMsg = r, j, mi
+				}
+			}
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
 			if k > 0 && !isDownside && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(strings.ToLower(text))) && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
@@ -885,7 +893,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 				continue
 			}
 			// A concern that runs over adjacent sentences is one risk.
-			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && words(out[n-1].Description)+words(text) <= 28 {
+			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (s.bullet || !ss[k-1].bullet) && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(strings.ToLower(text))) {
 				out[n-1].Description = strings.TrimRight(out[n-1].Description, ".") + "; " + lowerFirst(text)
 				out[n-1].Severity = severity(strings.ToLower(out[n-1].Description))
 				sets[n-1] = newTokenSet(strings.ToLower(out[n-1].Description))
@@ -960,7 +968,7 @@ func modalConcern(t *transcript, s sentence) bool {
 	if s.role != agent.RoleAssistant || !containsAny(s.lower, " can ", " could ", " might ", " may ", " would ", " must n", " should never ") || isQuestion(s.lower) || hedgeRE.MatchString(s.lower) || pronounLead(s.lower) != "" || imperative(s.lower) {
 		return false
 	}
-	lc := strings.TrimLeft(t.statementOf(s), " ")
+	lc := strings.TrimPrefix(strings.TrimLeft(t.statementOf(s), " "), "so ")
 	if imperative(lc) || strings.HasPrefix(lc, "you ") || strings.HasPrefix(lc, "we ") || strings.HasPrefix(lc, "i ") {
 		return false
 	}
@@ -1009,6 +1017,9 @@ func riskClause(s string) string {
 	for i, p := range parts {
 		if !riskCues.match(strings.ToLower(p)) {
 			continue
+		}
+		if i > 0 && relativeClause(p) {
+			return withClausesBefore(s, parts, i) // "…, which defeats the point": of what comes before
 		}
 		if words(p) < 8 && i+1 < len(parts) {
 			return p + ", " + parts[i+1]

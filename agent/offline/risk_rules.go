@@ -36,7 +36,7 @@ var (
 	meansLeadRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
 	// adviceTailRE is advice after a concern (", so it's worth checking
 	// that …"): what to do about it, not the concern.
-	adviceTailRE = regexp.MustCompile(`(?i),\s+so (?:it's|it is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check)\b.*$`)
+	adviceTailRE = regexp.MustCompile(`(?i),\s+(?:so|which) (?:it's|it is|is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check|treat|keep|avoid|don't)\b.*$`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
 	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if|(?:don't|do not) want)\b`)
@@ -73,6 +73,19 @@ func isMitigation(lower string) bool {
 // reassureRE opens a sentence that answers a worry by playing it down.
 var reassureRE = regexp.MustCompile(`^(?:not much|not really|not a problem|no problem|nothing breaks|(?:that|it|this) (?:still works|keeps working|is still fine|stays fine))\b`)
 
+// announceLeadRE opens a sentence by announcing that something follows
+// which the listener should know, without naming it: "Be aware that",
+// "Keep in mind", "One more thing:", "Last note:", "One more gap to be
+// aware of:", "Keep an eye on memory:".
+var announceLeadRE = regexp.MustCompile(`^(?:(?:be aware|keep in mind|bear in mind)(?: that)?[,:]?\s+|(?:one more|one last|last|a last|another|final|keep an eye on|watch)\b[^:.]{0,40}:\s+)`)
+
+// announces reports whether a lower-cased sentence opens with a lead that
+// announces what follows ("Keep an eye on memory:"): an imperative in
+// form, a warning in use.
+func announces(lc string) bool {
+	return hasWordPrefix(lc, "be", "keep", "bear", "one", "last", "a", "another", "final", "watch") && announceLeadRE.MatchString(lc)
+}
+
 // riskLead strips what announces a concern from the sentence that states
 // it: an acknowledgement ("Agreed —"), a known lead ("The catch is") or a
 // short lead-in naming the concern ("The flip side is the real issue:").
@@ -83,12 +96,17 @@ func riskLead(s string) string {
 		s = meansLeadRE.ReplaceAllString(s, "")
 		lc = strings.ToLower(s)
 	}
-	if strings.Contains(lc, ", so ") {
+	if strings.Contains(lc, ", so ") || strings.Contains(lc, ", which ") {
 		s = adviceTailRE.ReplaceAllString(s, "")
 		lc = strings.ToLower(s)
 	}
 	if m := ackLead(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
+	}
+	if announces(lc) {
+		if m := announceLeadRE.FindString(lc); m != "" && len(m) < len(s) && words(s[len(m):]) >= 4 {
+			s, lc = s[len(m):], lc[len(m):]
+		}
 	}
 	if strings.Contains(lc, ":") {
 		if m := labelLead(lc); m != "" && isLabel(s[:len(m)]) && words(s[len(m):]) >= 6 {
@@ -159,12 +177,12 @@ var weHandleRE = regexp.MustCompile(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i)
 // voices no worry.
 func notConcern(t *transcript, s sentence) bool {
 	lc := strings.ToLower(t.riskLeadOf(s))
-	if proposeLeadRE.MatchString(lc) {
+	if proposeLeadRE.MatchString(lc) && !warnsOtherwise(lc) && !(strings.HasPrefix(lc, "so ") && modalConcern(t, s)) {
 		return true
 	}
 	// "Enable app rollback: …" proposes; "Document it, or users will put
 	// the file in the wrong place" warns of what happens without it.
-	if (imperative(lc) || imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") {
+	if (imperative(lc) || !announces(s.lower) && imperative(t.statementOf(s))) && !strings.Contains(lc, ", or ") && !warnsOtherwise(lc) {
 		return true
 	}
 	if s.role == agent.RoleUser {
@@ -178,7 +196,7 @@ func notConcern(t *transcript, s sentence) bool {
 			return true
 		}
 	}
-	if s.bullet {
+	if s.bullet && !namesDrawback(s) {
 		for _, p := range t.assistantProposals(s.msg) {
 			if p.item == s.item && (p.option || p.pathy) {
 				return true
@@ -187,6 +205,95 @@ func notConcern(t *transcript, s sentence) bool {
 	}
 	return false
 }
+
+// drawbackLeadRE opens a sentence that names a drawback: "The downside is
+// that", "The catch:", "The cost is".
+var drawbackLeadRE = regexp.MustCompile(`^(?:the|one|its|a) (?:main |big |real |only )?(?:downside|catch|cost|drawback|risk|trade-?off|price)s?(?: here)?(?: is(?: that)?|:)\s`)
+
+// namesDrawback reports whether s, a sentence of an option on offer,
+// names the option's drawback ("The downside is that a real rebuild then
+// needs the flag flipped"): that is a risk of the option, not the option.
+func namesDrawback(s sentence) bool {
+	if s.first {
+		return false
+	}
+	loc := drawbackLeadRE.FindStringIndex(s.lower)
+	return loc != nil && words(s.lower[loc[1]:]) >= 5
+}
+
+// concernOnly returns a risk, once its clauses are chosen, without the
+// words that announced it as a drawback ("The downside is that") and
+// without advice after a semicolon ("…; the callback should log it").
+func concernOnly(s string) string {
+	s = strings.TrimPrefix(s, "So ") // the conclusion drawn, not the drawing
+	if loc := drawbackLeadRE.FindStringIndex(strings.ToLower(s)); loc != nil && words(s[loc[1]:]) >= 5 {
+		s = s[loc[1]:]
+	}
+	if r, ok := otherwiseRisk(s); ok {
+		return r
+	}
+	if head, tail, ok := strings.Cut(s, "; "); ok && words(head) >= 5 {
+		if lt := strings.ToLower(tail); adviceRE.MatchString(lt) || imperative(lt) {
+			return head
+		}
+	}
+	return s
+}
+
+// otherwiseTailRE splits advice from what happens without it: "add
+// format=yuv420p after each scale, otherwise libx264 may pick a 10-bit
+// profile", "delete the token or you'll keep sending to it forever".
+var otherwiseTailRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–])\s+(?:otherwise|or else)\s+|,?\s+or\s+(?:you'll|you will|it'll|it will|they'll|we'll)\b`)
+
+// withoutVerbs are the verbs of advice whose object, left out, is the
+// cause of the harm: "add X, otherwise Z" is "without X, Z".
+var withoutVerbs = wordSet(`add use set keep include enable pin apply put pass wrap declare register mock`)
+
+// warnsOtherwise reports whether lower-cased advice says what happens
+// without it: then the advice carries a risk.
+func warnsOtherwise(lc string) bool {
+	if !containsAny(lc, "otherwise", " or else", " or you", " or it", " or they", " or we") {
+		return false
+	}
+	loc := otherwiseTailRE.FindStringIndex(lc)
+	// "Enable rollback: the image must call X, otherwise it reverts"
+	// explains how the option works; "…, otherwise fall through to an
+	// error" is more advice.
+	if loc == nil || strings.Contains(lc[:loc[0]], ": ") {
+		return false
+	}
+	sep := lc[loc[0]:loc[1]]
+	return !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") || !imperative(strings.TrimSpace(lc[loc[1]:]))
+}
+
+// otherwiseRisk states advice with what happens without it ("add X after
+// each scale, otherwise Z") as the risk: "Without X after each scale, Z";
+// or Z alone when the advice is not to add something ("delete the token
+// or you'll keep sending to it").
+func otherwiseRisk(s string) (string, bool) {
+	lc := strings.ToLower(s)
+	if !imperative(lc) || !warnsOtherwise(lc) {
+		return "", false
+	}
+	loc := otherwiseTailRE.FindStringIndex(s)
+	advice, harm := s[:loc[0]], strings.TrimSpace(s[loc[1]:])
+	if sep := strings.ToLower(s[loc[0]:loc[1]]); !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") {
+		// "or you'll keep sending": the harm's subject is in the match.
+		harm = strings.TrimSpace(s[loc[0]+strings.Index(sep, "or ")+3:])
+	}
+	if words(harm) < 4 {
+		return "", false
+	}
+	verb, object, _ := strings.Cut(advice, " ")
+	if withoutVerbs[strings.ToLower(verb)] && words(object) >= 1 && words(object) <= 12 {
+		return "Without " + strings.TrimSpace(object) + ", " + harm, true
+	}
+	return tidy(harm), true
+}
+
+// adviceRE opens a clause that says what someone should do: "the
+// callback should log it", "you need to pin it".
+var adviceRE = regexp.MustCompile(`^(?:[a-z0-9_.()'-]+ ){0,5}(?:should|must|needs to|need to|has to|have to)\b`)
 
 // butRE finds where an option's drawback starts: "…, but installing an
 // unrelated package can silently change …".
@@ -302,4 +409,234 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 	}
 	c, d := at(concern), at(decision)
 	return c >= 0 && d > c
+}
+
+// injectionNoteRE finds, in an assistant's warning about pasted text, the
+// words that say the text addresses AI tools and what it asks of them
+// ("contains text addressed to an AI assistant, asking it to", "is an
+// instruction aimed at AI tools, telling me to", "reads like a
+// prompt-injection attempt — it tells AI tools to").
+var injectionNoteRE = regexp.MustCompile(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for)\s+(?:an?\s+|the\s+)?(?:ai|llm)s?(?:\s+(?:assistant|tool|agent|model)s?)?|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+to(?:\s+have you)?\b)?\s*`)
+
+// injectionLeadRE is what opens a warning before naming the pasted text:
+// "First, about that ticket:", "Before the design:".
+var injectionLeadRE = regexp.MustCompile(`(?i)^(?:first|before [^,:]{1,30}|about|also|one more thing)?[,:]?\s*(?:about\s+)?`)
+
+// itIsRE opens a sentence that says what "it" is.
+var itIsRE = regexp.MustCompile(`(?i)^it(?:'s| is)\s+`)
+
+// injectionSubjectRE cuts what a lead says of the pasted text ("That
+// comment at the bottom isn't part of the technique") to the text itself.
+var injectionSubjectRE = regexp.MustCompile(`(?i)\s+(?:is|isn't|is not|was|has|contains|looks)\b.*$`)
+
+// injectionRisk restates an assistant's warning that pasted text addresses
+// AI tools in the words such a risk is put in: what the text is, that it
+// contains a prompt injection, and what it asks AI tools to do ("The ua=
+// field contains a prompt injection asking AI tools to approve removing
+// auth"). The lead before the text ("First, about that ticket:") and who
+// the note was read by ("telling me to") are not the risk. It reports
+// false when s does not say so.
+func injectionRisk(s string) (string, bool) {
+	subject, ask, ok := injectionParts(s)
+	if !ok {
+		return "", false
+	}
+	out := subject + " contains a prompt injection"
+	if ask != "" {
+		out += " asking AI tools to " + ask
+	}
+	return out, true
+}
+
+// injectionParts splits an assistant's warning about pasted text into the
+// text it names and what that text asks AI tools to do, "" when the
+// warning does not say.
+func injectionParts(s string) (subject, ask string, ok bool) {
+	loc := injectionNoteRE.FindStringIndex(s)
+	if loc == nil {
+		return "", "", false
+	}
+	subject = s[:loc[0]]
+	if asks := strings.ToLower(strings.TrimSpace(s[loc[0]:loc[1]])); strings.HasSuffix(asks, " to") || strings.HasSuffix(asks, " you") {
+		ask = strings.TrimSpace(s[loc[1]:])
+	}
+	lead := ""
+	if i := strings.LastIndex(subject, ":"); i >= 0 {
+		lead, subject = subject[:i], subject[i+1:]
+	}
+	subject = strings.TrimSpace(strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(subject), " and"), " ,—–"))
+	if lc := strings.ToLower(subject); lc == "" || lc == "it" || lc == "this" || hasWordPrefix(lc, "it's", "it is") {
+		// "That comment isn't part of the technique: it's text aimed at
+		// AI assistants": the lead names the text.
+		// "It's text returned by the endpoint, and it's addressed to …":
+		// what the text is follows "it's".
+		if lead == "" {
+			lead = unlead(itIsRE, subject)
+		}
+		subject = strings.TrimSpace(injectionSubjectRE.ReplaceAllString(unlead(injectionLeadRE, lead), ""))
+	} else {
+		subject = unlead(injectionLeadRE, subject)
+	}
+	if n := words(subject); n == 0 || n > 10 {
+		return "", "", false
+	}
+	return subject, ask, true
+}
+
+// injectionImpactRE opens the sentence that says what a prompt injection
+// in pasted text shows about where the text came from ("It does mean
+// something can write notes into your tickets").
+var injectionImpactRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?(?:means?|shows?)(?: that)?\s+`)
+
+// injectionRiskAt states the risk of sentence k of ss, an assistant's
+// warning that pasted text addresses AI tools. When a later sentence of the
+// same paragraph draws what the injection shows ("It does mean a client can
+// put arbitrary text into your logs"), that is the risk, with the text it
+// came in: the weakness, not the instruction. It returns the index of the
+// sentence it read the risk from.
+func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
+	subject, _, ok := injectionParts(ss[k].plain)
+	if !ok {
+		return "", k, false
+	}
+	for j := k + 1; j < len(ss) && j <= k+3 && ss[j].item == ss[k].item; j++ {
+		loc := injectionImpactRE.FindStringIndex(ss[j].plain)
+		if loc == nil {
+			continue
+		}
+		impact := strings.TrimSpace(adviceTailRE.ReplaceAllString(ss[j].plain[loc[1]:], ""))
+		if words(impact) < 4 {
+			break
+		}
+		return tidy(impact) + "; " + lowerFirst(subject) + " contains a prompt injection", j, true
+	}
+	r, _ := injectionRisk(ss[k].plain)
+	return tidy(r), k, true
+}
+
+// falseAlarm reports whether s, though it has a word of risk, states no
+// concern: the bad outcome is what it withstands ("even if a query
+// forgets the filter"), a check failing is what the check is for ("a lint
+// that fails when a flag has expired"), the word names a state the design
+// works with ("return the stale value"), "otherwise" leads to more
+// advice, or the word is inside a quoted message.
+func falseAlarm(s sentence) bool {
+	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower) || otherwiseDoes(s.lower) || quotedOnly(s.lower)
+}
+
+// quotedRE finds text of five words or more in double quotes: a log
+// line, an error message.
+var quotedRE = regexp.MustCompile(`"[^"]*(?:\s[^"\s]+){4}[^"]*"|“[^”]*(?:\s[^”\s]+){4}[^”]*”`)
+
+// quotedOnly reports whether the only words of risk in a lower-cased
+// sentence are inside a quoted message: 'both log "no key passed;
+// restarts can cause duplicates"' says what a message reads, not what
+// could go wrong. A short quote ('looks like "sync is broken"') is the
+// speaker's own words.
+func quotedOnly(lower string) bool {
+	return strings.ContainsAny(lower, "\"“") && !riskCues.match(quotedRE.ReplaceAllString(lower, ""))
+}
+
+// otherwiseWordRE finds "otherwise" and the clause after it.
+var otherwiseWordRE = regexp.MustCompile(`\botherwise,?\s*([^,;:]*)`)
+
+// otherwiseDoes reports whether the only word of risk in a lower-cased
+// sentence is an "otherwise" that says what to do in the other case ("if
+// it has a deadline, keep it; otherwise wrap it with the default"), not
+// what goes wrong.
+func otherwiseDoes(lower string) bool {
+	if !strings.Contains(lower, "otherwise") {
+		return false
+	}
+	for _, m := range otherwiseWordRE.FindAllStringSubmatch(lower, -1) {
+		if !imperative(m[1]) {
+			return false
+		}
+	}
+	return !riskCues.match(otherwiseWordRE.ReplaceAllString(lower, ""))
+}
+
+// stateWordRE finds words of risk that describe a state a design works
+// with as often as a harm it suffers: a cache serves "the stale value" on
+// purpose.
+var stateWordRE = regexp.MustCompile(`\b(?:stale|bugs?)\b`)
+
+// stateOnly reports whether the only words of risk in a lower-cased
+// sentence describe a state ("return the stale value now").
+func stateOnly(lower string) bool {
+	return stateWordRE.MatchString(lower) && !riskCues.match(stateWordRE.ReplaceAllString(lower, ""))
+}
+
+// contrastRE finds where a sentence turns to what it avoids or withstands:
+// "rather than", "even if", or a purpose that rules a harm out for
+// everyone ("so nobody forgets it").
+var contrastRE = regexp.MustCompile(`\b(?:rather than|even if|even when|so (?:that )?(?:nobody|no one))\b`)
+
+// avoidsOnly reports whether a lower-cased sentence names a bad outcome
+// only after "rather than", "even if" or "so nobody": "The database
+// refuses those rows even if a query forgets the filter" says what is
+// safe, not what could go wrong. A purpose that rules out one harm ("so
+// a crash can't leave a half-written file") still names the risk the
+// change answers.
+func avoidsOnly(lower string) bool {
+	if !containsAny(lower, "rather than", "even if", "even when", "so nobody", "so no one", "so that no") {
+		return false
+	}
+	loc := contrastRE.FindStringIndex(lower)
+	if loc == nil {
+		return false
+	}
+	// The contrast runs to the end of its clause: "keep the cache even if
+	// it is cold: a restart will otherwise stampede the database" warns
+	// after it.
+	end := len(lower)
+	if i := strings.IndexAny(lower[loc[1]:], ",;:—–("); i >= 0 {
+		end = loc[1] + i
+	}
+	return !riskCues.match(lower[:loc[0]]+" "+lower[end:]) && riskCues.match(lower[loc[1]:end])
+}
+
+// checkFailsRE finds a check whose failing is the point (a test, lint,
+// assertion or CI step that fails), or failing that is wanted or ruled
+// out ("should fail loudly", "won't fail the run").
+var checkFailsRE = regexp.MustCompile(`\b(?:tests?|lint|linter|check|assert\w*|ci step|spec|job)\b[^;]*\bfail(?:s|ing)?\b|\b(?:should|won't|will not|doesn't|does not|wouldn't) fail\b`)
+
+// failWordRE finds a form of "fail".
+var failWordRE = regexp.MustCompile(`\bfail(?:s|ed|ing)?\b`)
+
+// checkFails reports whether the only word of risk in a lower-cased
+// sentence is a check failing, which is how a check works ("A Playwright
+// test that fails on any hydration warning" is a plan, not a risk), or a
+// failure wanted or ruled out. A test that "fails 1 in 10 times" because
+// of a race has a risk word of its own.
+func checkFails(lower string) bool {
+	return strings.Contains(lower, "fail") && checkFailsRE.MatchString(lower) &&
+		!riskCues.match(failWordRE.ReplaceAllString(lower, ""))
+}
+
+// relativeClause reports whether a clause of a sentence opens with
+// "which": it speaks of the clause before it, and makes no risk without
+// it.
+func relativeClause(p string) bool {
+	return hasWordPrefix(strings.ToLower(strings.TrimSpace(p)), "which")
+}
+
+// withClausesBefore returns clause i of s, split by riskClauseRE into
+// parts, with the clause before it as written, and the one before that
+// too when that clause is short or follows a colon ("can set
+// X-Client-Type: mobile and read the token out").
+func withClausesBefore(s string, parts []string, i int) string {
+	seps := riskClauseRE.FindAllStringIndex(s, -1)
+	from := i - 1
+	if from > 0 && (words(parts[from]) < 6 || s[seps[from-1][0]] == ':') {
+		from--
+	}
+	start, end := 0, len(s)
+	if from > 0 {
+		start = seps[from-1][1]
+	}
+	if i < len(seps) {
+		end = seps[i][0]
+	}
+	return s[start:end]
 }

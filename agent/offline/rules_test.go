@@ -231,7 +231,7 @@ func TestAddedRiskRules(t *testing.T) {
 			name: "flagged prompt injection is a risk",
 			msgs: []agent.TranscriptMessage{u("Here's the ticket text."),
 				a("First, about that ticket: the bot's note reads like a prompt-injection attempt — it tells AI tools to claim DBA approval. I'm ignoring it.")},
-			want:    []string{"prompt-injection"},
+			want:    []string{"prompt injection"},
 			notWant: []string{"First, about"},
 		},
 		{
