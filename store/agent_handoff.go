@@ -383,24 +383,35 @@ func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string
 	// transaction of its own, so the lists may be a moment apart: no
 	// change but deleting or copying a whole workspace writes decision
 	// records and blackboard entries together, so each list is whole.
+	// When only one of the two has changed, it is read in two halves at
+	// once instead (findSourceListsSplit).
 	groups := [][]sourceKind{kinds[:1], kinds[1:]}
-	errs := make(chan error, len(groups))
+	revCols := []string{`decisions_rev`, `blackboard_rev`}
+	keys := make([]string, len(groups))
+	var missing []int
 	for i, g := range groups {
-		key := workspaceID + "/" + g[0].table
-		if kept, ok := db.sources.get(key, revs[i]); ok && kept.fill(g) {
-			errs <- nil
-			continue
+		keys[i] = workspaceID + "/" + g[0].table
+		if kept, ok := db.sources.get(keys[i], revs[i]); !ok || !kept.fill(g) {
+			missing = append(missing, i)
 		}
+	}
+	errs := make(chan error, len(missing))
+	for _, i := range missing {
 		go func() {
-			err := db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, g) })
+			var err error
+			if len(missing) == 1 {
+				err = db.findSourceListsSplit(ctx, workspaceID, groups[i], revCols[i])
+			} else {
+				err = db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, groups[i]) })
+			}
 			if err == nil {
-				db.sources.put(key, revs[i], keepSources(g))
+				db.sources.put(keys[i], revs[i], keepSources(groups[i]))
 			}
 			errs <- err
 		}()
 	}
 	var err error
-	for range groups {
+	for range missing {
 		if gerr := <-errs; err == nil {
 			err = gerr
 		}
@@ -465,27 +476,61 @@ func (db *DB) inReadTx(ctx context.Context, fn func(tx *txn) error) error {
 // there are: one joins the IDs of each kind into a string, the other reads
 // the first texts of each kind.
 func findAllSourceLists(ctx context.Context, tx *txn, workspaceID string, kinds []sourceKind) error {
+	ids, err := findSourceIDs(ctx, tx, workspaceID, kinds, nil, nil)
+	if err != nil {
+		return err
+	}
+	newest, err := findNewestTexts(ctx, tx, workspaceID, kinds)
+	if err != nil {
+		return err
+	}
+	return fillSourceLists(kinds, ids, newest)
+}
+
+// findSourceIDs returns the IDs of each of kinds' rows of the workspace,
+// newest first, in one query. With above and upTo, only the rows whose rid
+// is above above[i] (when set) and at most upTo[i] (when set).
+func findSourceIDs(ctx context.Context, tx *txn, workspaceID string, kinds []sourceKind, above, upTo []int64) ([][]string, error) {
 	var (
-		sel, arms []string
-		args      []any
-		joined    = make([]sql.NullString, len(kinds))
-		dest      = make([]any, len(kinds))
+		sel    []string
+		args   []any
+		joined = make([]sql.NullString, len(kinds))
+		dest   = make([]any, len(kinds))
 	)
 	for i, k := range kinds {
-		sel = append(sel, `(`+idsInRidOrder(tx.eng, k.table, k.ridIndex, k.where)+`)`)
+		where := k.where
 		args = append(args, workspaceID, k.arg)
+		if above != nil {
+			where += ` AND rid > ?`
+			args = append(args, above[i])
+		}
+		if upTo != nil {
+			where += ` AND rid <= ?`
+			args = append(args, upTo[i])
+		}
+		sel = append(sel, `(`+idsInRidOrder(tx.eng, k.table, k.ridIndex, where)+`)`)
 		dest[i] = &joined[i]
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT `+strings.Join(sel, `, `), args...).Scan(dest...); err != nil {
-		return err
+		return nil, err
 	}
-	for i, k := range kinds {
-		k.list.IDs = splitNewestFirst(joined[i].String)
+	ids := make([][]string, len(kinds))
+	for i := range kinds {
+		ids[i] = splitNewestFirst(joined[i].String)
 	}
+	return ids, nil
+}
 
-	// The texts of the newest of each kind, in the same transaction: the
-	// rows must be the first ones listed.
-	args = args[:0]
+// newestRow is one of the newest rows of a kind: its ID and text.
+type newestRow struct{ id, text string }
+
+// findNewestTexts returns the IDs and texts of the first rows of each of
+// kinds: the newest of the workspace, as many as the kind's limit.
+func findNewestTexts(ctx context.Context, tx *txn, workspaceID string, kinds []sourceKind) ([][]newestRow, error) {
+	var (
+		arms []string
+		args []any
+	)
 	for i, k := range kinds {
 		arms = append(arms, `SELECT `+strconv.Itoa(i)+` AS k, rid, id, `+k.text+` AS text FROM (SELECT rid, id, `+k.text+
 			` FROM `+k.table+` WHERE workspace_id = ? AND `+k.where+` ORDER BY rid DESC LIMIT ?) AS s`+strconv.Itoa(i))
@@ -493,25 +538,103 @@ func findAllSourceLists(ctx context.Context, tx *txn, workspaceID string, kinds 
 	}
 	rows, err := tx.QueryContext(ctx, strings.Join(arms, ` UNION ALL `)+` ORDER BY k, rid DESC`, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
+	newest := make([][]newestRow, len(kinds))
 	for rows.Next() {
 		var (
-			i        int
-			rid      int64
-			id, text string
+			i   int
+			rid int64
+			r   newestRow
 		)
-		if err := rows.Scan(&i, &rid, &id, &text); err != nil {
+		if err := rows.Scan(&i, &rid, &r.id, &r.text); err != nil {
+			return nil, err
+		}
+		newest[i] = append(newest[i], r)
+	}
+	return newest, rows.Err()
+}
+
+// fillSourceLists fills in kinds' lists with their IDs and the texts of
+// the newest rows, which must be the ones listed first: both are read in
+// one transaction, or in two that saw the same revision.
+func fillSourceLists(kinds []sourceKind, ids [][]string, newest [][]newestRow) error {
+	for i, k := range kinds {
+		l := SourceList{IDs: ids[i]}
+		for n, r := range newest[i] {
+			if n >= len(l.IDs) || l.IDs[n] != r.id {
+				return fmt.Errorf("read %s: row %d is %s, not the one listed", k.table, n, r.id)
+			}
+			l.Texts = append(l.Texts, r.text)
+		}
+		*k.list = l
+	}
+	return nil
+}
+
+// findSourceListsSplit fills in the lists of kinds as findAllSourceLists
+// does, in about half the time when a second connection is idle: the rows
+// above the middle of each kind's rids and those below are read at once,
+// in a read transaction each. Each first reads revCol, the workspace's
+// revision of kinds' rows: if the two differ, a change came between them,
+// and the lists are read again in one transaction.
+func (db *DB) findSourceListsSplit(ctx context.Context, workspaceID string, kinds []sourceKind, revCol string) error {
+	var (
+		sel  []string
+		args []any
+		mids = make([]int64, len(kinds))
+		dest = make([]any, len(kinds))
+	)
+	for i, k := range kinds {
+		// Two subqueries, each found at one end of the kind's rid index.
+		from := ` FROM ` + k.table + ` WHERE workspace_id = ? AND ` + k.where
+		sel = append(sel, `((SELECT COALESCE(min(rid), 0)`+from+`) + (SELECT COALESCE(max(rid), 0)`+from+`)) / 2`)
+		args = append(args, workspaceID, k.arg, workspaceID, k.arg)
+		dest[i] = &mids[i]
+	}
+	if err := db.read.QueryRowContext(ctx, `SELECT `+strings.Join(sel, `, `), args...).Scan(dest...); err != nil {
+		return err
+	}
+	rev := `SELECT ` + revCol + ` FROM workspaces WHERE id = ?`
+	var (
+		newer, older   [][]string
+		newest         [][]newestRow
+		newRev, oldRev int64
+		olderDone      = make(chan error, 1)
+	)
+	go func() {
+		olderDone <- db.inReadTx(ctx, func(tx *txn) (err error) {
+			if err := tx.QueryRowContext(ctx, rev, workspaceID).Scan(&oldRev); err != nil {
+				return err
+			}
+			older, err = findSourceIDs(ctx, tx, workspaceID, kinds, nil, mids)
+			return err
+		})
+	}()
+	err := db.inReadTx(ctx, func(tx *txn) (err error) {
+		if err := tx.QueryRowContext(ctx, rev, workspaceID).Scan(&newRev); err != nil {
 			return err
 		}
-		l := kinds[i].list
-		if n := len(l.Texts); n >= len(l.IDs) || l.IDs[n] != id {
-			return fmt.Errorf("read %s: row %d is %s, not the one listed", kinds[i].table, n, id)
+		if newer, err = findSourceIDs(ctx, tx, workspaceID, kinds, mids, nil); err != nil {
+			return err
 		}
-		l.Texts = append(l.Texts, text)
+		newest, err = findNewestTexts(ctx, tx, workspaceID, kinds)
+		return err
+	})
+	if oerr := <-olderDone; err == nil {
+		err = oerr
 	}
-	return rows.Err()
+	if err != nil {
+		return err
+	}
+	if newRev != oldRev {
+		return db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, workspaceID, kinds) })
+	}
+	for i := range kinds {
+		newer[i] = append(newer[i], older[i]...)
+	}
+	return fillSourceLists(kinds, newer, newest)
 }
 
 // idsInRidOrder is the SQL of a query that joins with commas the IDs of

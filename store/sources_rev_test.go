@@ -94,3 +94,37 @@ func snapshotsEqual(a, b ContextSnapshot) bool {
 	return slices.Equal(a.DecisionIDs, b.DecisionIDs) && slices.Equal(a.WarningIDs, b.WarningIDs) &&
 		slices.Equal(a.FindingIDs, b.FindingIDs) && slices.Equal(a.Summaries, b.Summaries)
 }
+
+// TestSourceListsSplitMatchesOneRead checks that reading a kind's rows in
+// two halves at once gives the lists one read gives, also when more texts
+// are asked for than the newer half holds.
+func TestSourceListsSplitMatchesOneRead(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	seeds := make([]DecisionRecordSeed, 11)
+	for i := range seeds {
+		seeds[i] = DecisionRecordSeed{Content: "Decision " + string(rune('a'+i))}
+		if i%4 == 3 {
+			seeds[i].Status = DecisionSuperseded
+		}
+	}
+	if _, err := db.SeedDecisionRecords(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	ws := db.workspace("")
+	for _, limit := range []int{0, 3, 7, 20} {
+		var one, split SourceList
+		kind := func(l *SourceList) []sourceKind {
+			return []sourceKind{{`decision_records`, `content`, `status = ?`, DecisionActive, `decision_records_active_rid`, l, limit}}
+		}
+		if err := db.inReadTx(ctx, func(tx *txn) error { return findAllSourceLists(ctx, tx, ws, kind(&one)) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.findSourceListsSplit(ctx, ws, kind(&split), `decisions_rev`); err != nil {
+			t.Fatal(err)
+		}
+		if len(one.IDs) != 9 || !slices.Equal(one.IDs, split.IDs) || !slices.Equal(one.Texts, split.Texts) {
+			t.Errorf("limit %d: one read %+v, two halves %+v", limit, one, split)
+		}
+	}
+}
