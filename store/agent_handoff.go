@@ -375,7 +375,9 @@ func (db *DB) findSnapshotSources(ctx context.Context, workspaceID, scope string
 	// decision records, and to its warnings and findings (migration 0017).
 	var revs [2]int64
 	if err := db.read.QueryRowContext(ctx, `SELECT decisions_rev, blackboard_rev FROM workspaces WHERE id = ?`,
-		workspaceID).Scan(&revs[0], &revs[1]); err != nil {
+		workspaceID).Scan(&revs[0], &revs[1]); errors.Is(err, sql.ErrNoRows) {
+		return src, Errorf(ENOTFOUND, "Workspace %s not found.", workspaceID)
+	} else if err != nil {
 		return src, err
 	}
 	// The decision records, and the warnings and findings, are read on a
@@ -461,9 +463,16 @@ func (s SnapshotSources) clone() SnapshotSources {
 	return s
 }
 
-// inReadTx runs fn in a read-only transaction of the reader pool.
+// inReadTx runs fn in a read-only transaction of the reader pool, whose
+// statements all see one snapshot of the database: SQLite's read
+// transactions do; PostgreSQL's must be asked for it (repeatable read),
+// since by default each statement sees what was committed before it began.
 func (db *DB) inReadTx(ctx context.Context, fn func(tx *txn) error) error {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.eng == enginePostgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.read.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}

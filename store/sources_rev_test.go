@@ -82,6 +82,20 @@ func TestSnapshotSourcesFollowEveryWriter(t *testing.T) {
 		t.Fatalf("after deleting a record elsewhere, the snapshot cites %v", s.DecisionIDs)
 	}
 
+	// The status note each handoff posts leaves the revisions alone, so
+	// that handoffs in a row reuse what the first read.
+	revs := func() (d, b int64) {
+		t.Helper()
+		err := db.read.QueryRowContext(ctx, `SELECT decisions_rev, blackboard_rev FROM workspaces WHERE id = ?`, db.workspace("")).Scan(&d, &b)
+		check("read revisions", err)
+		return d, b
+	}
+	d0, b0 := revs()
+	create()
+	if d1, b1 := revs(); d1 != d0 || b1 != b0 {
+		t.Fatalf("a handoff moved the revisions from %d, %d to %d, %d", d0, b0, d1, b1)
+	}
+
 	// A caller changing what it was given does not change the next one's.
 	s := create()
 	s.DecisionIDs[0], s.Summaries[0] = "changed", "changed"

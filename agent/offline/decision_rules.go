@@ -88,7 +88,7 @@ func confirmation(t *transcript, i int) *candidate {
 		// "Fail closed: if clamd can't be reached, the upload is
 		// rejected …": the user's answer, said in full.
 		text := mainStatement(parenRE.ReplaceAllString(first.plain, ""))
-		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(lowerASCII(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.75
 		d.Sources = []int{i, j}
@@ -107,21 +107,21 @@ func confirmation(t *transcript, i int) *candidate {
 			return nil
 		}
 		text := statement(s.plain)
-		n := len(tokens(strings.ToLower(text)))
+		n := len(tokens(lowerASCII(text)))
 		if k == 0 && n == 1 {
 			return nil // "OK, LaunchDarkly.": the user's words say it all
 		}
 		if s.heading || strings.HasSuffix(strings.TrimSpace(s.plain), ":") || n < 2 {
 			continue
 		}
-		if lt := strings.ToLower(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
+		if lt := lowerASCII(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
 			return nil
 		}
 		text = firstPoint(mainStatement(text))
-		if !actionable(text) || len(tokens(strings.ToLower(text))) < 3 {
+		if !actionable(text) || len(tokens(lowerASCII(text))) < 3 {
 			return nil
 		}
-		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(lowerASCII(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.8
 		d.Sources = []int{i, j}
@@ -144,7 +144,7 @@ func firstPoint(s string) string {
 		return s
 	}
 	for _, p := range parts {
-		if words(p) < 3 || hasWordPrefix(strings.ToLower(p), "if", "when", "in", "on", "for", "with", "unless") {
+		if words(p) < 3 || hasWordPrefix(lowerASCII(p), "if", "when", "in", "on", "for", "with", "unless") {
 			return s // "X, Y, and Z" names things, "in A, do B": no list of points
 		}
 	}
@@ -185,7 +185,7 @@ func echoesAnswer(t *transcript, i int, s sentence) bool {
 func statement(s string) string {
 	for range 2 {
 		before := s
-		lc := strings.ToLower(s)
+		lc := lowerASCII(s)
 		if m := ackLead(lc); m != "" {
 			s = s[len(m):]
 			lc = lc[len(m):]
@@ -219,11 +219,11 @@ var suggestRE = regexp.MustCompile(`^(?:suggest|recommend|propose)\s+([a-z]+)ing
 // webhook in an outbox"), when the verb is one imperative knows; other
 // text comes back as it is.
 func suggested(s string) string {
-	m := suggestRE.FindStringSubmatchIndex(strings.ToLower(s))
+	m := suggestRE.FindStringSubmatchIndex(lowerASCII(s))
 	if m == nil {
 		return s
 	}
-	verb := verbOf(strings.ToLower(s[m[2]:m[3]]))
+	verb := verbOf(lowerASCII(s[m[2]:m[3]]))
 	if verb == "" {
 		return s
 	}
@@ -261,10 +261,10 @@ func recapDecisions(t *transcript, j int) []*candidate {
 			continue
 		}
 		text := statement(s.plain)
-		if len(tokens(strings.ToLower(stripPaths(text)))) < 3 {
+		if len(tokens(lowerASCII(stripPaths(text)))) < 3 {
 			continue
 		}
-		d := &candidate{msg: j, group: -1, subject: newTokenSet(strings.ToLower(text))}
+		d := &candidate{msg: j, group: -1, subject: newTokenSet(lowerASCII(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.7
 		d.Sources = []int{j}
@@ -295,7 +295,7 @@ func adoptConfirmation(cands []*candidate, d *candidate, i int) []*candidate {
 		if c.msg != i || c.removed || looseOverlap(c.subject, d.subject) == 0 {
 			continue
 		}
-		if n := len(tokens(strings.ToLower(c.Content))); n >= 5 || n >= len(d.subject) {
+		if n := len(tokens(lowerASCII(c.Content))); n >= 5 || n >= len(d.subject) {
 			return cands
 		}
 		c.removed = true
@@ -324,12 +324,12 @@ func pickGroup(cands []*candidate, i int) int {
 // mainClause cuts a statement before its first aside (a semicolon, a dash,
 // ", which", "because") when what is left still says something.
 func mainClause(s string) string {
-	if loc := clauseCutRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 3 {
+	if loc := clauseCutRE.FindStringIndex(s); loc != nil && len(tokens(lowerASCII(s[:loc[0]]))) >= 3 {
 		// "Give mobile its own endpoints, which return tokens in the
 		// body, and don't enable CORS on them": with a second instruction
 		// after it, the aside is part of what is proposed.
 		if _, then, ok := strings.Cut(s[loc[1]:], ", and "); ok {
-			if lt := strings.ToLower(then); imperative(lt) || hasWordPrefix(lt, "don't", "do not", "never") {
+			if lt := lowerASCII(then); imperative(lt) || hasWordPrefix(lt, "don't", "do not", "never") {
 				return s
 			}
 		}
@@ -344,7 +344,7 @@ func mainClause(s string) string {
 // point at it ("the sweep approach", "the cache thing"), it stands alone.
 func expandTerse(terse, support string, want tokenSet) string {
 	body := mainClause(statement(support))
-	full := newTokenSet(strings.ToLower(body))
+	full := newTokenSet(lowerASCII(body))
 	named := 0
 	for w := range want {
 		if pointerWords[w] {
@@ -403,12 +403,12 @@ func isLabel(s string) bool {
 		return false // "actions/setup-node with cache": a path, not a label
 	}
 	// "Use table-layout: fixed": a verb and its object, not a label.
-	if words(s) >= 2 && imperative(strings.ToLower(s)) {
+	if words(s) >= 2 && imperative(lowerASCII(s)) {
 		return false
 	}
 	for w := range strings.FieldsSeq(s) {
 		// "Enemies should stay on the host: …": a clause, not a name.
-		if modalVerbs[strings.ToLower(w)] {
+		if modalVerbs[lowerASCII(w)] {
 			return false
 		}
 		if strings.IndexFunc(w[1:], unicode.IsUpper) >= 0 && strings.IndexFunc(w[1:], unicode.IsLower) >= 0 {

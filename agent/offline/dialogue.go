@@ -58,13 +58,13 @@ func (p *proposal) decision() string {
 		text = decisionText(p.body)
 	case p.pathy:
 		text = decisionText(p.body)
-	case p.body != "" && imperative(strings.ToLower(p.name)) && explains(strings.ToLower(decisionText(p.body))):
+	case p.body != "" && imperative(lowerASCII(p.name)) && explains(lowerASCII(decisionText(p.body))):
 		// "**Give it the sparsity pattern**: the Jacobian is banded": the
 		// name says what to do, the rest why.
 		text = p.name
 	case p.body != "" && !traits(p.body):
 		text = p.name + ": " + decisionText(p.body)
-	case p.body != "" && p.topic != "" && len(tokens(strings.ToLower(p.name))) == 1:
+	case p.body != "" && p.topic != "" && len(tokens(lowerASCII(p.name))) == 1:
 		// "Routing strategy: Sub-path": a one-word pick says what it
 		// decides with the question its list answers.
 		text = p.topic + ": " + p.name
@@ -72,7 +72,7 @@ func (p *proposal) decision() string {
 		text = p.name
 	}
 	verb := strings.TrimPrefix(text, p.name+": ")
-	if len(tokens(strings.ToLower(text))) < 2 || !p.option && !actionable(mainClause(verb)) {
+	if len(tokens(lowerASCII(text))) < 2 || !p.option && !actionable(mainClause(verb)) {
 		return ""
 	}
 	p.text = tidy(firstWords(text, 20))
@@ -101,7 +101,7 @@ func (p *proposal) described() string {
 	case p.name != "" && !p.pathy:
 		text = p.name + ": " + text
 	}
-	lc := strings.ToLower(text)
+	lc := lowerASCII(text)
 	if len(tokens(lc)) < 3 || riskCues.match(lc) || hedgeRE.MatchString(lc) || isQuestion(lc) {
 		return ""
 	}
@@ -115,7 +115,7 @@ func (p *proposal) described() string {
 // or accepting such a plan item, decides on its name; its traits are the
 // reasons.
 func traits(body string) bool {
-	lc := strings.ToLower(body)
+	lc := lowerASCII(body)
 	if imperative(lc) {
 		return false
 	}
@@ -231,14 +231,14 @@ func parseProposals(t *transcript, j int) []proposal {
 			if rest := soInstruction(s.plain); rest != "" {
 				// "…, so keep the expression in one function": what the
 				// reasons before it lead to.
-				out = append(out, proposal{msg: j, item: -1, body: rest, set: newTokenSet(strings.ToLower(rest))})
+				out = append(out, proposal{msg: j, item: -1, body: rest, set: newTokenSet(lowerASCII(rest))})
 				continue
 			}
 			if opts := inlineOptions(s.plain); len(opts) > 0 {
 				list++
 				for _, o := range opts {
 					out = append(out, proposal{msg: j, item: -1, list: list, label: o.label, option: true, body: o.text,
-						set: newTokenSet(strings.ToLower(o.text)), title: newTokenSet(strings.ToLower(firstWords(o.text, 6)))})
+						set: newTokenSet(lowerASCII(o.text)), title: newTokenSet(lowerASCII(firstWords(o.text, 6)))})
 				}
 				continue
 			}
@@ -270,12 +270,12 @@ func parseProposals(t *transcript, j int) []proposal {
 			first += " " + ss[k+1].plain
 			title, rest = itemTitle(s.raw, first)
 		}
-		if isQuestion(strings.ToLower(first)) {
+		if isQuestion(lowerASCII(first)) {
 			continue
 		}
 		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest, topic: s.section,
-			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(strings.ToLower(first))}
-		if !imperative(t.statementOf(s)) && !imperative(strings.ToLower(rest)) {
+			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(lowerASCII(first))}
+		if !imperative(t.statementOf(s)) && !imperative(lowerASCII(rest)) {
 			p.fix = itemFix(t, ss, k)
 		}
 		if p.name == "" {
@@ -291,14 +291,14 @@ func parseProposals(t *transcript, j int) []proposal {
 		default:
 			parentNum = ""
 		}
-		p.title = newTokenSet(strings.ToLower(title))
+		p.title = newTokenSet(lowerASCII(title))
 		if p.pathy {
 			// An item about a file is named by the file: "OrderRow.tsx",
 			// "OrderRow"; what follows the path describes it.
-			p.title = pathTitle(strings.ToLower(strings.Trim(title, "` ")))
+			p.title = pathTitle(lowerASCII(strings.Trim(title, "` ")))
 		}
 		if len(p.title) == 0 {
-			p.title = newTokenSet(strings.ToLower(firstWords(first, 6)))
+			p.title = newTokenSet(lowerASCII(firstWords(first, 6)))
 		}
 		out = append(out, p)
 	}
@@ -371,7 +371,7 @@ func soInstruction(s string) string {
 		return ""
 	}
 	rest := s[k+len(", so "):]
-	if !imperative(strings.ToLower(rest)) {
+	if !imperative(lowerASCII(rest)) {
 		return ""
 	}
 	return rest
@@ -442,7 +442,7 @@ func itemTitle(raw, plain string) (string, string) {
 		if m := leadParenRE.FindString(rest); m != "" {
 			rest = strings.TrimLeft(rest[len(m):], ":.—–-, ")
 		}
-		if more := labelLead(rest); more != "" && !strings.ContainsAny(m[0], ":.") && words(more) <= 5 && !hasWordPrefix(strings.ToLower(more), "or", "and") {
+		if more := labelLead(rest); more != "" && !strings.ContainsAny(m[0], ":.") && words(more) <= 5 && !hasWordPrefix(lowerASCII(more), "or", "and") {
 			// "**Hangfire** with SQL Server storage: persistent jobs, …":
 			// the name runs on to the colon. "**A** or **B**: …" names
 			// two options, not one.
@@ -456,7 +456,7 @@ func itemTitle(raw, plain string) (string, string) {
 			return strings.TrimRight(strings.TrimSpace(m), ":"), strings.TrimSpace(plain[len(m):])
 		}
 	}
-	lc := strings.ToLower(plain)
+	lc := lowerASCII(plain)
 	if m := labelLead(lc); m != "" {
 		head := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain[:len(m)]), ":"))
 		if looksLikeFile(strings.Trim(head, "`")) || isLabel(head) && words(head) <= 4 {
@@ -485,7 +485,7 @@ func decisionText(s string) string {
 // ("count on the loaded records, or a counter cache"): what is accepted is
 // the first, when it says something on its own.
 func withoutAlternative(s string) string {
-	if k := strings.Index(s, ", or "); k > 0 && len(tokens(strings.ToLower(s[:k]))) >= 3 {
+	if k := strings.Index(s, ", or "); k > 0 && len(tokens(lowerASCII(s[:k]))) >= 3 {
 		return s[:k]
 	}
 	return s
@@ -509,7 +509,7 @@ const keepWhole = 20
 // actionable reports whether a proposal's text says what to do rather than
 // how things are or what could go wrong.
 func actionable(text string) bool {
-	lc := strings.ToLower(text)
+	lc := lowerASCII(text)
 	if imperative(lc) {
 		return true
 	}
@@ -615,8 +615,8 @@ func namedOption(t *transcript, props []proposal, k int) int {
 	if !slices.ContainsFunc(props, func(p proposal) bool { return p.option }) {
 		return -1
 	}
-	lc := strings.ToLower(props[k].body)
-	if advisesAgainstRE.MatchString(lc) || isRejection(strings.ToLower(statement(props[k].body))) {
+	lc := lowerASCII(props[k].body)
+	if advisesAgainstRE.MatchString(lc) || isRejection(lowerASCII(statement(props[k].body))) {
 		return -1 // "I'd avoid the LRU cap": named, but not recommended
 	}
 	if m := optionNumberRE.FindStringSubmatch(lc); m != nil {
@@ -942,7 +942,7 @@ func echoItem(lc string, props []proposal) int {
 // versions", "no global retries"), or one in a clear choice ("let's go with
 // HS256", "in-process is fine").
 func enoughSaid(content, lc string) bool {
-	n := len(tokens(strings.ToLower(content)))
+	n := len(tokens(lowerASCII(content)))
 	body := strings.TrimSpace(unlead(leadRE, lc))
 	switch {
 	case n >= 3:
@@ -973,11 +973,11 @@ func saysWhat(t *transcript, prev int, content, lc string) bool {
 	// "RAM is fine, we have 3 pods": the verdict is about one word; what
 	// follows the comma is the reason, not what was decided (unless it
 	// says what to do: "HMAC is fine, do that instead").
-	if head, rest, ok := strings.Cut(content, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) &&
-		!imperative(strings.ToLower(rest)) && !acceptCuesAny.match(strings.ToLower(rest)) {
+	if head, rest, ok := strings.Cut(content, ", "); ok && verdictEndRE.MatchString(lowerASCII(head)) &&
+		!imperative(lowerASCII(rest)) && !acceptCuesAny.match(lowerASCII(rest)) {
 		content = head
 	}
-	ws := tokens(strings.ToLower(content))
+	ws := tokens(lowerASCII(content))
 	body := strings.TrimSpace(unlead(leadRE, lc))
 	if len(ws) >= 3 || imperative(body) || strings.HasPrefix(body, "no ") || namedChoiceRE.MatchString(lc) {
 		return true
@@ -985,7 +985,7 @@ func saysWhat(t *transcript, prev int, content, lc string) bool {
 	if prev < 0 || len(ws) == 0 {
 		return false
 	}
-	want := newTokenSet(strings.ToLower(content))
+	want := newTokenSet(lowerASCII(content))
 	for _, s := range t.sents[prev] {
 		if strings.Contains(s.lower, " or ") && looseOverlap(want, t.wordsOf(s)) == len(want) {
 			return true
@@ -1001,7 +1001,7 @@ func saysWhat(t *transcript, prev int, content, lc string) bool {
 // names a subject, not what was decided about it, unless chosen outright
 // ("Let's go with HS256"), which the caller checks.
 func namesOffer(t *transcript, prev int, content string) bool {
-	ws := tokens(strings.ToLower(content))
+	ws := tokens(lowerASCII(content))
 	if len(ws) != 1 {
 		return len(ws) > 1
 	}
@@ -1376,12 +1376,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		before := len(cands)
 		for _, s := range t.sents[i] {
 			for _, c := range userClauses(s.plain) {
-				if lc := strings.ToLower(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {
+				if lc := lowerASCII(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {
 					said = c
 				} else {
 					c = resolveIt(c, said)
 				}
-				lc := strings.ToLower(c)
+				lc := lowerASCII(c)
 				if isInjection(lc) {
 					continue
 				}
@@ -1539,7 +1539,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
-					if len(tokens(strings.ToLower(refused))) >= 2 && insteadRE.MatchString(lc) {
+					if len(tokens(lowerASCII(refused))) >= 2 && insteadRE.MatchString(lc) {
 						// "No auto redirect. Show a banner instead.": the
 						// choice says what replaces the refusal before it.
 						d.Content = tidy(refused) + "; " + lowerFirst(strings.TrimRight(d.Content, ".!")) + " instead"
@@ -1609,7 +1609,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if general && !anyPick && len(against) == 0 {
 			if text := askedToDo(t, prev); text != "" {
 				// "Should we also export a metric for misses?" — "yes".
-				d := &candidate{msg: i, group: -1, subject: newTokenSet(strings.ToLower(text))}
+				d := &candidate{msg: i, group: -1, subject: newTokenSet(lowerASCII(text))}
 				d.Content, d.Confidence, d.Sources = text, 0.7, []int{prev, i}
 				cands = append(cands, d)
 			}
@@ -1662,7 +1662,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	}
 	// A rejected option is never a decision, unless chosen again later.
 	for _, c := range cands {
-		set := newTokenSet(strings.ToLower(c.Content))
+		set := newTokenSet(lowerASCII(c.Content))
 		for _, r := range rejections {
 			if c.msg <= r.msg && similarity(set, r.set) >= 0.6 {
 				c.removed = true
@@ -1672,10 +1672,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var out []agent.ExtractedDecision
 	var sets []tokenSet
 	for _, c := range cands {
-		if lc := strings.ToLower(strings.TrimSpace(c.Content)); c.removed || picksOnlyRE.MatchString(lc) || noWorkRE.MatchString(lc) {
+		if lc := lowerASCII(strings.TrimSpace(c.Content)); c.removed || picksOnlyRE.MatchString(lc) || noWorkRE.MatchString(lc) {
 			continue
 		}
-		set := newTokenSet(strings.ToLower(c.Content))
+		set := newTokenSet(lowerASCII(c.Content))
 		dup := false
 		for k, s := range sets {
 			if similarity(set, s) >= 0.6 {
@@ -1755,7 +1755,7 @@ var isAreRE = regexp.MustCompile(`(?i)^([^,;:]{2,40}?) (?:is|are) (?:(?:still|al
 // clauses come back as they are.
 func resolveIt(c, before string) string {
 	m := pronounObjRE.FindStringSubmatch(strings.TrimSpace(c))
-	if m == nil || !imperative(strings.ToLower(m[1])) || controlRE.MatchString(strings.ToLower(c)) {
+	if m == nil || !imperative(lowerASCII(m[1])) || controlRE.MatchString(lowerASCII(c)) {
 		return c
 	}
 	loc := isAreRE.FindStringSubmatchIndex(before)
@@ -1765,7 +1765,7 @@ func resolveIt(c, before string) string {
 	subject := before[loc[2]:loc[3]]
 	rest, _, _ := strings.Cut(before[loc[1]:], ",")
 	rest = strings.TrimRight(strings.TrimSpace(rest), ".!")
-	if !strings.HasPrefix(strings.ToLower(rest), "in ") && !strings.HasPrefix(strings.ToLower(rest), "on ") {
+	if !strings.HasPrefix(lowerASCII(rest), "in ") && !strings.HasPrefix(lowerASCII(rest), "on ") {
 		rest = "" // "sort is slow": only where it is says more
 	}
 	return strings.TrimSpace(m[1] + " " + subject + " " + rest)
@@ -1793,18 +1793,18 @@ var refersBackRE = regexp.MustCompile(`\b(?:them|it|those|these|that one|there|s
 // a terse clause joins the terse decision said just before it in the same
 // message.
 func joinTerse(cands []*candidate, d *candidate) []*candidate {
-	n := len(tokens(strings.ToLower(d.Content)))
+	n := len(tokens(lowerASCII(d.Content)))
 	if n > joinWords || len(cands) == 0 {
 		return append(cands, d)
 	}
 	last := cands[len(cands)-1]
-	m := len(tokens(strings.ToLower(last.Content)))
+	m := len(tokens(lowerASCII(last.Content)))
 	if last.msg != d.msg || last.removed || last.group >= 0 || len(last.Sources) != len(d.Sources) ||
-		m+n > 3*joinWords || m > 2 && !refersBackRE.MatchString(strings.ToLower(d.Content)) {
+		m+n > 3*joinWords || m > 2 && !refersBackRE.MatchString(lowerASCII(d.Content)) {
 		return append(cands, d)
 	}
 	last.Content = strings.TrimRight(last.Content, ".!") + "; " + lowerFirst(d.Content)
-	last.subject = newTokenSet(strings.ToLower(last.Content))
+	last.subject = newTokenSet(lowerASCII(last.Content))
 	last.Confidence = min(last.Confidence, d.Confidence)
 	return cands
 }

@@ -102,7 +102,7 @@ type cachedString struct {
 }
 
 // statementOf returns what sentence s of the transcript states, lower-cased:
-// strings.ToLower(statement(s.plain)), worked out once.
+// lowerASCII(statement(s.plain)), worked out once.
 func (t *transcript) statementOf(s sentence) string {
 	if t.stmts == nil {
 		t.stmts = make([][]cachedString, len(t.msgs))
@@ -112,7 +112,7 @@ func (t *transcript) statementOf(s sentence) string {
 	}
 	c := &t.stmts[s.msg][s.idx]
 	if !c.done {
-		c.s, c.done = strings.ToLower(statement(s.plain)), true
+		c.s, c.done = lowerASCII(statement(s.plain)), true
 	}
 	return c.s
 }
@@ -144,7 +144,7 @@ func (t *transcript) docFreq(w string) int {
 		t.df = map[string]int{}
 		t.lowerMsgs = make([]string, len(t.msgs))
 		for i, m := range t.msgs {
-			t.lowerMsgs[i] = strings.ToLower(m.Content)
+			t.lowerMsgs[i] = lowerASCII(m.Content)
 		}
 	}
 	n := 0
@@ -361,7 +361,7 @@ func spacedDash(s string) bool {
 // fine") and before a trailing one ("Rotate, no history rewrite").
 func userClauses(s string) []string {
 	var out []string
-	if strings.Contains(strings.ToLower(s), "let") {
+	if strings.Contains(lowerASCII(s), "let") {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
 	}
 	parts := []string{s}
@@ -369,7 +369,7 @@ func userClauses(s string) []string {
 		parts = clauseSplitRE.Split(s, -1)
 	}
 	for _, c := range parts {
-		lc := strings.ToLower(c)
+		lc := lowerASCII(c)
 		if i := strings.Index(c, ", "); i > 0 && (leadingNoRE.MatchString(lc) || refuseLabelRE.MatchString(lc[:i])) {
 			// "No cap, sliding 30 days", "ok scrap A, go with B": the
 			// refusal, then what is taken.
@@ -469,7 +469,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 			return d
 		}
 	}
-	n := len(tokens(strings.ToLower(content)))
+	n := len(tokens(lowerASCII(content)))
 	if n == 0 {
 		// "ok, do that": the assistant's proposal, if it made one.
 		if prev < 0 {
@@ -491,7 +491,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full. A refusal ("no
 		// global retries") does not: that sentence is what it turns down.
-		want := newTokenSet(strings.ToLower(content))
+		want := newTokenSet(lowerASCII(content))
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) && namesObject(want, t.wordsOf(s)) {
 			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
@@ -543,14 +543,14 @@ var reasonRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–]|\s+so|\s+because|\s+si
 // withoutReason cuts a user's decision before the reason it gives, when
 // what is left still says something.
 func withoutReason(s string) string {
-	if loc := reasonRE.FindStringIndex(s); loc != nil && len(tokens(strings.ToLower(s[:loc[0]]))) >= 2 {
+	if loc := reasonRE.FindStringIndex(s); loc != nil && len(tokens(lowerASCII(s[:loc[0]]))) >= 2 {
 		return s[:loc[0]]
 	}
 	// "Sliding 30 days is fine, product wants people to stay logged in":
 	// after a verdict, a clause that neither instructs nor commits ("we'll
 	// deploy at night") is the reason.
-	if head, rest, ok := strings.Cut(s, ", "); ok && verdictEndRE.MatchString(strings.ToLower(head)) && len(tokens(strings.ToLower(head))) >= 2 {
-		if lr := strings.ToLower(rest); !imperative(lr) && !acceptCuesAny.match(lr) && !explicitChoiceRE.MatchString(lr) {
+	if head, rest, ok := strings.Cut(s, ", "); ok && verdictEndRE.MatchString(lowerASCII(head)) && len(tokens(lowerASCII(head))) >= 2 {
+		if lr := lowerASCII(rest); !imperative(lr) && !acceptCuesAny.match(lr) && !explicitChoiceRE.MatchString(lr) {
 			return head
 		}
 	}
@@ -583,7 +583,7 @@ func echoesOption(t *transcript, prev int, lc string) bool {
 // cutLike returns the part of original that the lower-cased suffix body
 // corresponds to, keeping the original case.
 func cutLike(original, body string) string {
-	if i := strings.LastIndex(strings.ToLower(original), body); i >= 0 && body != "" {
+	if i := strings.LastIndex(lowerASCII(original), body); i >= 0 && body != "" {
 		return original[i : i+len(body)]
 	}
 	return body
@@ -886,22 +886,22 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
-			if k > 0 && !isDownside && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(strings.ToLower(text))) && !ss[k-1].heading && refersRE.MatchString(strings.ToLower(text)) && lastK != k-1 {
+			if k > 0 && !isDownside && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(lowerASCII(text))) && !ss[k-1].heading && refersRE.MatchString(lowerASCII(text)) && lastK != k-1 {
 				text = strings.TrimRight(tidy(riskLead(withoutAsides(ss[k-1].plain))), ".") + "; " + lowerFirst(text)
 			}
 			if words(text) < 4 {
 				continue
 			}
 			// A concern that runs over adjacent sentences is one risk.
-			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (s.bullet || !ss[k-1].bullet) && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(strings.ToLower(text))) {
+			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (s.bullet || !ss[k-1].bullet) && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(lowerASCII(text))) {
 				out[n-1].Description = strings.TrimRight(out[n-1].Description, ".") + "; " + lowerFirst(text)
-				out[n-1].Severity = severity(strings.ToLower(out[n-1].Description))
-				sets[n-1] = newTokenSet(strings.ToLower(out[n-1].Description))
+				out[n-1].Severity = severity(lowerASCII(out[n-1].Description))
+				sets[n-1] = newTokenSet(lowerASCII(out[n-1].Description))
 				lastK = k
 				continue
 			}
 			lastK, lastMsg = k, mi
-			set := newTokenSet(strings.ToLower(text))
+			set := newTokenSet(lowerASCII(text))
 			dup := false
 			for j, o := range sets {
 				if similarity(set, o) >= 0.5 {
@@ -916,7 +916,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			sets = append(sets, set)
 			out = append(out, agent.ExtractedRisk{
 				Description: firstWords(text, 40),
-				Severity:    severity(strings.ToLower(text)),
+				Severity:    severity(lowerASCII(text)),
 				Sources:     []int{mi},
 			})
 		}
@@ -1015,7 +1015,7 @@ func riskClause(s string) string {
 	}
 	parts := riskClauseRE.Split(s, -1)
 	for i, p := range parts {
-		if !riskCues.match(strings.ToLower(p)) {
+		if !riskCues.match(lowerASCII(p)) {
 			continue
 		}
 		if i > 0 && relativeClause(p) {
@@ -1045,7 +1045,7 @@ func riskConsequence(s string) string {
 		return m[1] + ", " + m[2]
 	}
 	if head, tail, ok := strings.Cut(s, "; "); ok && words(head) >= 4 {
-		if lt := strings.ToLower(tail); isMitigation(lt) || !riskCues.match(lt) && riskCues.match(strings.ToLower(head)) {
+		if lt := lowerASCII(tail); isMitigation(lt) || !riskCues.match(lt) && riskCues.match(lowerASCII(head)) {
 			return head
 		}
 	}

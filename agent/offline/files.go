@@ -47,7 +47,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )no\s+` + "`([^`\\s]+)`")
 
 // partlyRE marks a clause that leaves a file alone but for one change
 // ("unchanged apart from removing the tracking call"): it still changes.
-var partlyRE = regexp.MustCompile(`\b(?:apart from|except|other than|besides|but for)\b`)
+var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
 var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing alone`)
@@ -112,7 +112,7 @@ func findFiles(sents []sentence) []fileMention {
 				if !changeKnown {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
-				lc := strings.ToLower(clause)
+				lc := lowerASCII(clause)
 				if !negKnown {
 					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc) && !partlyRE.MatchString(lc), true
 				}
@@ -125,7 +125,7 @@ func findFiles(sents []sentence) []fileMention {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
 					// keeps X.rb.
-					negative = turnsDownFile(lc, strings.ToLower(cand)) || injected
+					negative = turnsDownFile(lc, lowerASCII(cand)) || injected
 				}
 				out = append(out, fileMention{
 					path:     p,
@@ -149,7 +149,7 @@ func namedAfterNo(lc, cand string) bool {
 		return false
 	}
 	for _, m := range noFileRE.FindAllStringSubmatch(lc, -1) {
-		if strings.TrimPrefix(m[1], "./") == strings.TrimPrefix(strings.ToLower(cand), "./") {
+		if strings.TrimPrefix(m[1], "./") == strings.TrimPrefix(lowerASCII(cand), "./") {
 			return true
 		}
 	}
@@ -197,7 +197,7 @@ func looksLikeFile(p string) bool {
 	}
 	// A "+" joins words of a file name (SvelteKit's +page.svelte,
 	// Objective-C's NSString+Trim.m), "++" names a language.
-	if notFiles[strings.ToLower(p)] || strings.ContainsAny(p, "@&!") || strings.Contains(p, "++") {
+	if notFiles[lowerASCII(p)] || strings.ContainsAny(p, "@&!") || strings.Contains(p, "++") {
 		return false
 	}
 	dot := strings.LastIndexByte(base, '.')
@@ -205,7 +205,7 @@ func looksLikeFile(p string) bool {
 		return false
 	}
 	ext := base[dot+1:]
-	if !fileExtensions[strings.ToLower(ext)] {
+	if !fileExtensions[lowerASCII(ext)] {
 		return false
 	}
 	// Julia packages are named in CamelCase with a ".jl" suffix
@@ -268,9 +268,10 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		switch {
 		case n == 1:
 			canon[short] = match
-		case n > 1:
+		case n > 1 && strings.Contains(short, "/"):
 			// "Each role gets `tasks/main.yml`" above the list of each
-			// role's: a name shared by several files is a pattern, not one.
+			// role's: a path that ends several files is a pattern. A bare
+			// name ("package.json") may be the root's own file.
 			canon[short] = ""
 		}
 	}

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/agent"
@@ -94,6 +95,14 @@ func TestFileRulesFromSecondBlindRound(t *testing.T) {
 			u("Split the services."),
 			a("Each service gets `cmd/main.go` and a Dockerfile.\n\nFiles:\n- `svc/billing/cmd/main.go`\n- `svc/search/cmd/main.go`"),
 		}, []string{"Dockerfile", "svc/billing/cmd/main.go", "svc/search/cmd/main.go"}},
+		{"root file beside packages' own", []agent.TranscriptMessage{
+			u("Bump the linter everywhere."),
+			a("Update `package.json` at the root, then `packages/a/package.json` and `packages/b/package.json`."),
+		}, []string{"package.json", "packages/a/package.json", "packages/b/package.json"}},
+		{"only unchanged has exceptions", []agent.TranscriptMessage{
+			u("Fix the typo."),
+			a("Fix it in `src/login.go`. `src/auth.go` is out of scope, except as a follow-up ticket."),
+		}, []string{"src/login.go"}},
 		{"change excepted", []agent.TranscriptMessage{
 			u("Which files?"),
 			a("Files:\n- `src/Api/Jobs/Sweep.cs` — no `ROWLOCK`; unchanged apart from dropping the retry\n- `src/Api/Jobs/Audit.cs` — unchanged"),
@@ -120,5 +129,40 @@ func TestFileRulesFromSecondBlindRound(t *testing.T) {
 				t.Errorf("files = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLettersThatChangeLengthWhenLowered checks that text whose letters
+// change byte length when Unicode lower-cases them ("İ", "K", "Ⱥ") neither
+// panics nor comes out cut in the wrong place: the rules cut the original
+// at offsets found in the lower-cased text.
+func TestLettersThatChangeLengthWhenLowered(t *testing.T) {
+	transcripts := [][]agent.TranscriptMessage{
+		{u("İZMİR İÇİN İŞİ İPTAL, ok")},
+		{u("\u212a\u212a\u212a, ok")},
+		{u("Logs are slow."), a("Use a ring buffer. Should we also add ȺȺȺȺȺȺ caching for logs?"), u("yes")},
+		{u("Which window?"), a("Options:\n1. Sliding ȺȺȺȺ window\n2. Fixed window"), u("Sliding ȺȺȺȺ is fine, product wants it")},
+		{u("Deploy?"), a("Keep an eye on ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ: it could crash the server and lose data.")},
+	}
+	for _, msgs := range transcripts {
+		extractT(t, msgs...) // must not panic
+	}
+	x := extractT(t, u("Reads from Turkey are slow."), a("Put a read replica in Frankfurt. Should we also add İİİİ caching for the İstanbul region?"), u("yes"))
+	for _, d := range x.Decisions {
+		if strings.Contains(d.Content, "caching") && !strings.HasSuffix(strings.TrimRight(d.Content, "."), "İstanbul region") {
+			t.Errorf("decision cut in the wrong place: %q", d.Content)
+		}
+	}
+}
+
+// TestHeadingEndsTheListAbove checks that an indented bullet under a new
+// heading is an item of its own, not a note under the last item of the
+// list before the heading.
+func TestHeadingEndsTheListAbove(t *testing.T) {
+	ss := splitMessage(0, a("1. Put a Redis cache in front of search\n## Risks\n   - the cache can stampede when keys expire together"))
+	for _, s := range ss {
+		if strings.Contains(s.plain, "stampede") && s.item == 0 {
+			t.Errorf("the bullet under the heading joined item 0: %+v", s)
+		}
 	}
 }

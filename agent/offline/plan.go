@@ -166,7 +166,7 @@ func newOfflinePlan(hc agent.HandoffContext) *offlinePlan {
 	contexts := make([]tokenSet, len(hc.FilesReferenced))
 	inContexts := map[string]int{} // word → how many file contexts have it
 	for j, f := range hc.FilesReferenced {
-		contexts[j] = newTokenSet(strings.ToLower(f.Context))
+		contexts[j] = newTokenSet(lowerASCII(f.Context))
 		for w := range contexts[j] {
 			inContexts[w]++
 		}
@@ -192,8 +192,8 @@ var genericWords = wordSet(`file files code chang change updat update add new ne
 // word of four letters or more that no other file's context has (a word
 // every file's context has says nothing about which file is meant).
 func concerns(decision, filePath string, context tokenSet, inContexts map[string]int) bool {
-	lower := strings.ToLower(decision)
-	p := strings.ToLower(filePath)
+	lower := lowerASCII(decision)
+	p := lowerASCII(filePath)
 	if p == "" {
 		return false
 	}
@@ -361,7 +361,7 @@ func (pl *offlinePlan) openQuestions() []string {
 	hc := pl.hc
 	var qs []string
 	for _, d := range hc.Decisions {
-		if isInjection(strings.ToLower(d.Content)) {
+		if isInjection(lowerASCII(d.Content)) {
 			qs = append(qs, fmt.Sprintf("%s reads like an instruction to an AI rather than a decision. It was planned as written, as text; confirm the team means it.", d.Label))
 		}
 		if d.Confidence != nil && *d.Confidence < 0.7 {

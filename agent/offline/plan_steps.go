@@ -41,7 +41,7 @@ func (pl *offlinePlan) order() ([]int, [][]dependency) {
 	lower := make([]string, n)
 	sets := make([]tokenSet, n)
 	for i, d := range hc.Decisions {
-		lower[i] = strings.ToLower(d.Content)
+		lower[i] = lowerASCII(d.Content)
 		sets[i] = newTokenSet(lower[i])
 	}
 	add := func(i, on int, why string) {
@@ -65,10 +65,10 @@ func (pl *offlinePlan) order() ([]int, [][]dependency) {
 				continue
 			}
 			f := hc.FilesReferenced[shared[0]]
-			base := strings.ToLower(path.Base(f.Path))
+			base := lowerASCII(path.Base(f.Path))
 			// j creates the file i also touches.
-			creates := createsRE.MatchString(lower[j]) && (mentions(lower[j], strings.ToLower(f.Path)) || mentions(lower[j], base)) ||
-				createsRE.MatchString(strings.ToLower(f.Context)) && !createsRE.MatchString(lower[i]) && j < i
+			creates := createsRE.MatchString(lower[j]) && (mentions(lower[j], lowerASCII(f.Path)) || mentions(lower[j], base)) ||
+				createsRE.MatchString(lowerASCII(f.Context)) && !createsRE.MatchString(lower[i]) && j < i
 			if creates && !testStepRE.MatchString(lower[j]) {
 				add(i, j, "creates "+codeSpan(f.Path))
 			}
@@ -179,10 +179,10 @@ func sharedFiles(a, b []int) []int {
 // risksOf returns the risks that concern decision i: they share a content
 // word of four letters or more with it, or its mitigation names it.
 func (pl *offlinePlan) risksOf(i int) []agent.ContextRisk {
-	d := newTokenSet(strings.ToLower(pl.hc.Decisions[i].Content))
+	d := newTokenSet(lowerASCII(pl.hc.Decisions[i].Content))
 	var out []agent.ContextRisk
 	for _, r := range pl.hc.Risks {
-		rs := newTokenSet(strings.ToLower(r.Description + " " + r.Mitigation))
+		rs := newTokenSet(lowerASCII(r.Description + " " + r.Mitigation))
 		n := 0
 		for w := range rs {
 			if _, ok := d[w]; ok && len(w) >= 4 && !genericWords[w] {
@@ -200,12 +200,12 @@ func (pl *offlinePlan) risksOf(i int) []agent.ContextRisk {
 // the file's context says it is new, "Remove" when the decision removes it,
 // "Change" otherwise.
 func fileVerb(decision string, f agent.ContextFile) string {
-	lc := strings.ToLower(decision)
-	named := mentions(lc, strings.ToLower(f.Path)) || mentions(lc, strings.ToLower(path.Base(f.Path)))
+	lc := lowerASCII(decision)
+	named := mentions(lc, lowerASCII(f.Path)) || mentions(lc, lowerASCII(path.Base(f.Path)))
 	switch {
 	case named && removeRE.MatchString(lc):
 		return "Remove"
-	case newFileRE.MatchString(strings.ToLower(f.Context)) || named && newFileRE.MatchString(lc):
+	case newFileRE.MatchString(lowerASCII(f.Context)) || named && newFileRE.MatchString(lc):
 		return "Create"
 	}
 	return "Change"
@@ -236,7 +236,7 @@ var doneKinds = []struct {
 // doneWhen says how to tell a step is finished, specific to its decision.
 func doneWhen(decision string) string {
 	short := strings.TrimRight(firstWords(decision, 10), ".!")
-	lc := strings.ToLower(decision)
+	lc := lowerASCII(decision)
 	for _, k := range doneKinds {
 		if k.re.MatchString(lc) {
 			return fmt.Sprintf(k.check, short)

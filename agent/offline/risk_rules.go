@@ -91,14 +91,14 @@ func announces(lc string) bool {
 // short lead-in naming the concern ("The flip side is the real issue:").
 func riskLead(s string) string {
 	s = stripRiskLead(s)
-	lc := strings.ToLower(s)
+	lc := lowerASCII(s)
 	if strings.Contains(lc, "mean") {
 		s = meansLeadRE.ReplaceAllString(s, "")
-		lc = strings.ToLower(s)
+		lc = lowerASCII(s)
 	}
 	if strings.Contains(lc, ", so ") || strings.Contains(lc, ", which ") {
 		s = adviceTailRE.ReplaceAllString(s, "")
-		lc = strings.ToLower(s)
+		lc = lowerASCII(s)
 	}
 	if m := ackLead(lc); m != "" && len(m) < len(s) {
 		s, lc = s[len(m):], lc[len(m):]
@@ -127,7 +127,7 @@ func riskLead(s string) string {
 // patterns is tried only when s has the words it needs: they are slow to
 // fail, the second most.
 func stripRiskLead(s string) string {
-	lc := strings.ToLower(s)
+	lc := lowerASCII(s)
 	if hasAnyPrefix(lc, "also", "and", "but", "though", "worth", "note", "safety", "watch out", "careful", ",", " ") {
 		if loc := riskLeadRE.FindStringIndex(s); loc != nil {
 			return s[loc[1]:]
@@ -176,7 +176,7 @@ var weHandleRE = regexp.MustCompile(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i)
 // than warns: a fix, one of the options on offer, or a user's remark that
 // voices no worry.
 func notConcern(t *transcript, s sentence) bool {
-	lc := strings.ToLower(t.riskLeadOf(s))
+	lc := lowerASCII(t.riskLeadOf(s))
 	if proposeLeadRE.MatchString(lc) && !warnsOtherwise(lc) && !(strings.HasPrefix(lc, "so ") && modalConcern(t, s)) {
 		return true
 	}
@@ -226,14 +226,14 @@ func namesDrawback(s sentence) bool {
 // without advice after a semicolon ("…; the callback should log it").
 func concernOnly(s string) string {
 	s = strings.TrimPrefix(s, "So ") // the conclusion drawn, not the drawing
-	if loc := drawbackLeadRE.FindStringIndex(strings.ToLower(s)); loc != nil && words(s[loc[1]:]) >= 5 {
+	if loc := drawbackLeadRE.FindStringIndex(lowerASCII(s)); loc != nil && words(s[loc[1]:]) >= 5 {
 		s = s[loc[1]:]
 	}
 	if r, ok := otherwiseRisk(s); ok {
 		return r
 	}
 	if head, tail, ok := strings.Cut(s, "; "); ok && words(head) >= 5 {
-		if lt := strings.ToLower(tail); adviceRE.MatchString(lt) || imperative(lt) {
+		if lt := lowerASCII(tail); adviceRE.MatchString(lt) || imperative(lt) {
 			return head
 		}
 	}
@@ -271,21 +271,23 @@ func warnsOtherwise(lc string) bool {
 // or Z alone when the advice is not to add something ("delete the token
 // or you'll keep sending to it").
 func otherwiseRisk(s string) (string, bool) {
-	lc := strings.ToLower(s)
+	lc := lowerASCII(s)
 	if !imperative(lc) || !warnsOtherwise(lc) {
 		return "", false
 	}
 	loc := otherwiseTailRE.FindStringIndex(s)
 	advice, harm := s[:loc[0]], strings.TrimSpace(s[loc[1]:])
-	if sep := strings.ToLower(s[loc[0]:loc[1]]); !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") {
+	if sep := lowerASCII(s[loc[0]:loc[1]]); !strings.Contains(sep, "otherwise") && !strings.Contains(sep, "else") {
 		// "or you'll keep sending": the harm's subject is in the match.
-		harm = strings.TrimSpace(s[loc[0]+strings.Index(sep, "or ")+3:])
+		if k := strings.Index(sep, "or"); k >= 0 {
+			harm = strings.TrimSpace(s[loc[0]+k+2:])
+		}
 	}
 	if words(harm) < 4 {
 		return "", false
 	}
 	verb, object, _ := strings.Cut(advice, " ")
-	if withoutVerbs[strings.ToLower(verb)] && words(object) >= 1 && words(object) <= 12 {
+	if withoutVerbs[lowerASCII(verb)] && words(object) >= 1 && words(object) <= 12 {
 		return "Without " + strings.TrimSpace(object) + ", " + harm, true
 	}
 	return tidy(harm), true
@@ -327,7 +329,7 @@ func optionDownside(t *transcript, s sentence) (string, bool) {
 		}
 	}
 	tail := s.plain[loc[1]:]
-	if lt := strings.ToLower(tail); words(tail) < 5 || !riskCues.match(lt) || isMitigation(lt) {
+	if lt := lowerASCII(tail); words(tail) < 5 || !riskCues.match(lt) || isMitigation(lt) {
 		return "", false
 	}
 	return tail, true
@@ -346,14 +348,14 @@ func attachMitigations(t *transcript, x *agent.Extraction) {
 	}
 	sets := make([]tokenSet, len(x.Decisions))
 	for i, d := range x.Decisions {
-		sets[i] = newTokenSet(strings.ToLower(d.Content))
+		sets[i] = newTokenSet(lowerASCII(d.Content))
 	}
 	for i := range x.Risks {
 		r := &x.Risks[i]
 		if r.Mitigation != "" || len(r.Sources) == 0 {
 			continue
 		}
-		rs := newTokenSet(strings.ToLower(r.Description))
+		rs := newTokenSet(lowerASCII(r.Description))
 		raised := slices.Min(r.Sources)
 		best, bestN := -1, 0
 		for k, d := range x.Decisions {
@@ -396,9 +398,9 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 	if i < 0 || i >= len(t.msgs) {
 		return false
 	}
-	m := strings.ToLower(withoutEmphasis(t.msgs[i].Content))
+	m := lowerASCII(withoutEmphasis(t.msgs[i].Content))
 	at := func(s string) int {
-		f := strings.Fields(strings.ToLower(s))
+		f := strings.Fields(lowerASCII(s))
 		if len(f) > 3 {
 			f = f[:3]
 		}
@@ -457,7 +459,7 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 		return "", "", false
 	}
 	subject = s[:loc[0]]
-	if asks := strings.ToLower(strings.TrimSpace(s[loc[0]:loc[1]])); strings.HasSuffix(asks, " to") || strings.HasSuffix(asks, " you") {
+	if asks := lowerASCII(strings.TrimSpace(s[loc[0]:loc[1]])); strings.HasSuffix(asks, " to") || strings.HasSuffix(asks, " you") {
 		ask = strings.TrimSpace(s[loc[1]:])
 	}
 	lead := ""
@@ -465,7 +467,7 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 		lead, subject = subject[:i], subject[i+1:]
 	}
 	subject = strings.TrimSpace(strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(subject), " and"), " ,—–"))
-	if lc := strings.ToLower(subject); lc == "" || lc == "it" || lc == "this" || hasWordPrefix(lc, "it's", "it is") {
+	if lc := lowerASCII(subject); lc == "" || lc == "it" || lc == "this" || hasWordPrefix(lc, "it's", "it is") {
 		// "That comment isn't part of the technique: it's text aimed at
 		// AI assistants": the lead names the text.
 		// "It's text returned by the endpoint, and it's addressed to …":
@@ -618,7 +620,7 @@ func checkFails(lower string) bool {
 // "which": it speaks of the clause before it, and makes no risk without
 // it.
 func relativeClause(p string) bool {
-	return hasWordPrefix(strings.ToLower(strings.TrimSpace(p)), "which")
+	return hasWordPrefix(lowerASCII(strings.TrimSpace(p)), "which")
 }
 
 // withClausesBefore returns clause i of s, split by riskClauseRE into

@@ -249,7 +249,7 @@ func nextQuestion(t *transcript, x agent.Extraction, asked map[string]bool) stri
 			}
 		}
 	}
-	all := strings.ToLower(joinContents(t))
+	all := lowerASCII(joinContents(t))
 	for _, a := range aspects {
 		seen := false
 		for _, w := range a.words {

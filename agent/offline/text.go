@@ -78,6 +78,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		if t[0] == '#' && headingRE.MatchString(t) {
 			if head = optionHeadRE.FindStringSubmatch(strings.TrimSpace(withoutEmphasis(strings.TrimLeft(t, "# ")))); head == nil {
 				section, sticky = sectionLabel(t), true
+				boldItem, indent = -1, -1 // a bullet under a new heading starts afresh
 				continue
 			}
 		}
@@ -118,10 +119,10 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			if head != nil {
 				// "**A. Convert everything at once**" over the bullets
 				// that describe it: option A, named by the rest.
-				s.label, t = strings.ToLower(head[1]), head[2]
+				s.label, t = lowerASCII(head[1]), head[2]
 			} else if l := boldLabelRE.FindStringSubmatch(t); l != nil {
 				// "**A. Redis** with a 5 minute TTL": option A, "Redis".
-				s.label, t = strings.ToLower(l[1]), "**"+t[len(l[0]):]
+				s.label, t = lowerASCII(l[1]), "**"+t[len(l[0]):]
 			}
 		case isBullet && under:
 			s.bullet, s.item = true, boldItem
@@ -139,10 +140,10 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			item++
 			indent, parent = indentOf(line), item
 			s.bullet, s.item = true, item
-			s.label = g[1] + strings.ToLower(g[2])
+			s.label = g[1] + lowerASCII(g[2])
 			t = t[len(g[0]):]
 			if l := letterRE.FindStringSubmatch(t); l != nil {
-				s.label = strings.ToLower(l[1] + l[2])
+				s.label = lowerASCII(l[1] + l[2])
 				t = t[len(l[0]):]
 			}
 			parentLabel = s.label
@@ -152,7 +153,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			c.first = k == 0 && !cont
 			c.raw = part
 			c.plain = strings.TrimSpace(withoutEmphasis(part))
-			c.lower = strings.ToLower(c.plain)
+			c.lower = lowerASCII(c.plain)
 			c.idx = len(out)
 			if c.plain != "" {
 				out = append(out, c)
@@ -215,7 +216,7 @@ func labelLine(t string) (string, bool) {
 // sectionLabel returns the words of a heading or label line, lower-cased.
 func sectionLabel(t string) string {
 	t = strings.TrimLeft(t, "# ")
-	return strings.ToLower(strings.TrimSpace(strings.Trim(withoutEmphasis(t), ": ")))
+	return lowerASCII(strings.TrimSpace(strings.Trim(withoutEmphasis(t), ": ")))
 }
 
 // abbreviations end with a period without ending a sentence.
@@ -240,7 +241,7 @@ func splitSentences(line string) []string {
 			continue
 		}
 		w := strings.TrimLeft(lastWord(line[start:i]), "([{\"'")
-		if c == '.' && abbreviations[strings.ToLower(w)] {
+		if c == '.' && abbreviations[lowerASCII(w)] {
 			continue
 		}
 		if c == '.' && i >= 3 && line[i-1] == '.' && line[i-2] == '.' && line[i-3] == ' ' {
@@ -443,4 +444,25 @@ func tidy(s string) string {
 	r := []rune(s)
 	r[0] = unicode.ToUpper(r[0])
 	return string(r)
+}
+
+// lowerASCII lower-cases the ASCII letters of s and leaves every other
+// byte as it is. The rules search lower-cased text and cut the original at
+// the offsets they find, so the two must have the same length: Unicode
+// lower-casing changes it for some letters ("İ" shrinks, "Ⱥ" grows).
+func lowerASCII(s string) string {
+	i := 0
+	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
