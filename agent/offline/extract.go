@@ -200,7 +200,7 @@ var (
 	// plugins list command").
 	needRE       = `^we (?:also |still )?need (?:a|an|the)\b`
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
-	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right`)
+	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right for_now`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
 	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
@@ -217,7 +217,25 @@ var (
 		run split cap set enable disable deploy ship warn log leave update virtualise virtualize roll
 		support create expose apply treat merge replace alert throttle retry limit route send mark include
 		exclude print document migrate encrypt pin cache index validate check wrap stream emit generate
-		rename extract resolve redirect require reject accept block schedule batch hash sign stay prefer`)
+		rename extract resolve redirect require reject accept block schedule batch hash sign stay prefer
+		honour honor expire vendor bump scope prefix verify port partition guard truncate skip reflash pass
+		format grant load serve enforce introduce implement adopt convert rewrite wire register reuse fetch
+		measure monitor notify bundle compress configure consolidate copy debounce decouple deprecate
+		detect disallow dispatch downgrade upgrade dedupe deduplicate embed escape evict expand export import
+		filter flush forward freeze gzip hide hoist inline inject install invalidate isolate lower raise
+		mirror normalize normalise offload paginate parallelize parallelise parse persist poll precompute
+		prefetch preload prune publish purge push pull rebuild reduce refactor refresh regenerate
+		release reload render reorder replay request reserve reset restart restore restrict retain revert
+		revoke scale separate serialize serialise shard share shorten sort spawn stop start subscribe swap
+		sync tighten toggle trim trigger unify upload allow assign attach avoid backfill call catch
+		centralize centralise collapse combine commit compare compute consume defer define delegate derive
+		discard drain encode decode ensure evaluate execute extend fix flatten force hardcode ignore
+		increase decrease lift listen mount narrow pick prepend append prioritize prioritise promote protect
+		provide provision query relax rely remind repeat resize rethrow retire select simplify snooze strip
+		submit take tell transform translate tune turn unwrap unlock lock backport cancel clear clone
+		decrypt initialize initialise instrument invert kill launch link minimize minimise omit override
+		patch pause prepare preserve prevent reconcile redact refuse reword salt shuffle silence squash
+		supply suppress throw upsert vet`)
 	imperPhrases = []string{"fall back", "go for"}
 )
 
@@ -407,8 +425,16 @@ func commits(unled string, prev int) bool {
 	if prev < 0 || !strings.HasPrefix(unled, "we") {
 		return false
 	}
-	m := commitRE.FindStringSubmatch(unled)
-	return m != nil && changeIng[m[1]]
+	if m := commitRE.FindStringSubmatch(unled); m != nil {
+		return changeIng[m[1]]
+	}
+	// "We'll run it Sunday 6am with the DBA watching": what the user says
+	// they will do.
+	rest, ok := strings.CutPrefix(unled, "we'll ")
+	if !ok {
+		rest, ok = strings.CutPrefix(unled, "we will ")
+	}
+	return ok && imperative(strings.TrimPrefix(rest, "just "))
 }
 
 // negatedVerdictRE is a verdict said with "not" ("downtime is not
@@ -751,7 +777,9 @@ var (
 		caution be_aware breaking_change dangl* oversubscrib* missed poison* forever flicker* duplicate*
 		pile_up piles_up clog* runs_out run_out
 		trade-off_is one_more_thing last_note without_it swapping fight_over only_found until_restarted
-		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary`)
+		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary
+		stop_compiling collide* collision* starve* contention outage downtime stampede spike* expensive
+		costly the_cost rolled_back drift* unbounded flaky noisy lock-in`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext

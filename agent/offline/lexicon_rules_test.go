@@ -1,0 +1,73 @@
+package offline
+
+import "testing"
+
+// Tests for the wider word lists of issue 13: the verbs an instruction
+// opens with, what the user says they will do, choices "for now", and the
+// words of a concern.
+
+// TestInstructionVerbsBeyondTheCommonOnes checks that a recommendation
+// opening with a verb outside the most common ones ("honour", "vendor",
+// "truncate") is a proposal a plain "fine" accepts, even when a word among
+// its first ("only") would otherwise make it read as a statement.
+func TestInstructionVerbsBeyondTheCommonOnes(t *testing.T) {
+	for _, tc := range []struct{ rec, want string }{
+		{"I'd honour the upstream header only up to ten minutes.", "Honour the upstream header"},
+		{"I'd vendor only the parser file under third_party/yaml.", "Vendor only the parser"},
+		{"I'd truncate stored payloads only to 4 KB for the audit table.", "Truncate stored payloads"},
+	} {
+		x := extractT(t,
+			u("What should we do about the payloads?"),
+			a(tc.rec),
+			u("fine."),
+		)
+		if !hasDecision(x, tc.want) {
+			t.Errorf("%q accepted with \"fine.\": no decision with %q; got:%s", tc.rec, tc.want, decisionList(x))
+		}
+	}
+}
+
+// TestUserSaysWhatWeWillDo checks that "we'll <instruction>" in a reply is
+// the user's decision, while "we'll see" and a state are not.
+func TestUserSaysWhatWeWillDo(t *testing.T) {
+	x := extractT(t,
+		u("The nightly import deadlocks with the billing job."),
+		a("Moving the import off the billing window removes the overlap. When can it run?"),
+		u("We'll run the import at 4am with the on-call engineer watching the locks."),
+	)
+	checkDecisions(t, x, [][]string{{"Run the import at 4am"}}, nil)
+
+	x = extractT(t,
+		u("The nightly import deadlocks with the billing job."),
+		a("Moving the import off the billing window removes the overlap. When can it run?"),
+		u("We'll see what ops says. We'll probably have more data next week."),
+	)
+	if len(x.Decisions) != 0 {
+		t.Errorf("a reply that decides nothing gave decisions:%s", decisionList(x))
+	}
+}
+
+// TestChoiceForNow checks that a user's answer that settles something "for
+// now" is a decision in their words.
+func TestChoiceForNow(t *testing.T) {
+	x := extractT(t,
+		u("Where should the export files live?"),
+		a("Either the shared NFS volume or an object store bucket. Which fits your ops?"),
+		u("nfs volume under the app's own directory for now, bucket later."),
+	)
+	checkDecisions(t, x, [][]string{{"nfs volume", "for now"}}, nil)
+}
+
+// TestConsequenceWordsAreConcerns checks that a sentence warning of
+// contention, downtime, an outage, a cost or collisions is a risk, and
+// that a design note that only mentions a word like "cost" in passing
+// stays out.
+func TestConsequenceWordsAreConcerns(t *testing.T) {
+	got := risksOf(t,
+		u("Plan the schema change for the ledger tables."),
+		a("Adding the column with a default rewrites the table, which means about twenty minutes of downtime on the primary.\n\n"+
+			"Two services both writing the same cache keys will collide, and the last writer wins.\n\n"+
+			"Running the backfill in one transaction holds row locks for the whole run, so the checkout writers starve."),
+	)
+	checkRisks(t, got, []string{"downtime on the primary", "will collide", "checkout writers starve"}, nil)
+}
