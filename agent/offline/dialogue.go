@@ -795,6 +795,46 @@ func askedToDo(t *transcript, prev int) string {
 	return tidy(cutLike(last.plain, m[1]))
 }
 
+// userAskRE is a user's question that proposes what to do ("should we
+// also return a Retry-After header?", "can we cache the token?"); its
+// group is the proposal.
+var userAskRE = regexp.MustCompile(`^(?:(?:and|so|also|then|ok|okay)\W+)?(?:should we|shall we|can we|could we|do we want to|would it make sense to|is it worth it to|any reason not to) (?:also |just |still )?(.+?)(?:,? (?:too|as well|also|then))?\?$`)
+
+// confirmRE opens an assistant's reply that agrees with what the user
+// just asked or proposed.
+var confirmRE = regexp.MustCompile(`^(?:yes|yep|yeah|exactly|correct|definitely|absolutely|agreed|good idea|good call|sure|that works|makes sense|right)\b`)
+
+// confirmedAsk returns, as a decision of assistant message i, what the
+// user's question just before it proposed when the reply opens by agreeing
+// ("partition by created_at and cluster by order_id?" — "Yes, …"), or nil.
+func confirmedAsk(t *transcript, i int) *candidate {
+	if i == 0 || t.msgs[i-1].Role != agent.RoleUser || len(t.sents[i]) == 0 || len(t.sents[i-1]) == 0 {
+		return nil
+	}
+	if !confirmRE.MatchString(t.sents[i][0].lower) {
+		return nil
+	}
+	last := t.sents[i-1][len(t.sents[i-1])-1]
+	lc := strings.TrimSpace(unlead(leadRE, last.lower))
+	if !strings.HasSuffix(lc, "?") || isInjection(lc) {
+		return nil
+	}
+	var what string
+	if m := userAskRE.FindStringSubmatch(lc); m != nil && imperative(m[1]) {
+		what = m[1]
+	} else if imperative(lc) {
+		what = strings.TrimRight(lc, "? ")
+	}
+	if what == "" || strings.Contains(what, " or ") || len(tokens(what)) < 3 {
+		return nil
+	}
+	d := &candidate{msg: i, group: -1, subject: newTokenSet(what)}
+	d.Content = tidy(cutLike(last.plain, what))
+	d.Confidence = 0.75
+	d.Sources = []int{i - 1, i}
+	return d
+}
+
 // exceptRE is a clause that accepts all but one item, by its label ("all
 // good except 3", "looks good apart from (b)").
 var exceptRE = regexp.MustCompile(`^(?:(?:all|everything)(?: else)? (?:good|fine|ok|okay)|(?:looks|sounds) good|lgtm)\s*,?\s*(?:except|but not|apart from|other than) (?:for )?(?:#|item |option |point |step |number )?\(?(\d{1,2}|[a-h])\)?(?:\W|$)`)
@@ -1360,6 +1400,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if m.Role != agent.RoleUser {
 			if len(cands) > 0 {
 				cands = append(cands, recapDecisions(t, i)...)
+			}
+			if d := confirmedAsk(t, i); d != nil {
+				cands = append(cands, d)
 			}
 			continue
 		}
