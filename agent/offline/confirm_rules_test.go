@@ -44,3 +44,27 @@ func TestAssistantConfirmsUserProposal(t *testing.T) {
 	)
 	checkDecisions(t, x, nil, [][]string{{"latency"}})
 }
+
+// TestGoAheadWithTheRest checks that "go ahead with the rest" accepts the
+// plan on the table like a plain "go ahead".
+func TestGoAheadWithTheRest(t *testing.T) {
+	x := extractT(t,
+		u("The importer crashes on files over 2 GB."),
+		a("Stream the file in 64 MB chunks instead of reading it whole.\n\nAnd for the stuck job: cancel it in the admin console now so nobody retries it."),
+		u("Done, cancelled it. Go ahead with the rest."),
+	)
+	checkDecisions(t, x, [][]string{{"Stream the file in 64 MB chunks"}}, nil)
+}
+
+// TestYesPerRecommendation checks that "yes X, yes Y" answers two
+// recommendations in prose, each by a word only it has, and that a word
+// both share picks neither.
+func TestYesPerRecommendation(t *testing.T) {
+	x := extractT(t,
+		u("Uploads now land in the bucket directly."),
+		a("The old files are still on the app server, so copy them over with a one-off script.\n\n"+
+			"Presigned URLs are handed to the browser, so expire them after 10 minutes."),
+		u("yes copy, yes expire. what about thumbnails?"),
+	)
+	checkDecisions(t, x, [][]string{{"Copy them over with a one-off script"}, {"Expire them after 10 minutes"}}, [][]string{{"copy", "expire"}})
+}

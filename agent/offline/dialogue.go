@@ -145,7 +145,7 @@ var (
 	// optionsLead introduces a list of alternatives.
 	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
-	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good)|(?:the )?rest (?:is |looks |sounds )?(?:fine|good|ok|okay|great)|everything else (?:is |looks |sounds )?(?:fine|good|ok|okay|great))\b[\s,.!:—–-]*|(?:👍|✅|\+1)[\s,.!:—–-]*)+$`)
+	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good)|(?:the )?rest (?:is |looks |sounds )?(?:fine|good|ok|okay|great)|(?:go ahead|proceed|continue|carry on|go on) with (?:the rest|it|that|this|the plan|everything|all of it|all of that|those)|everything else (?:is |looks |sounds )?(?:fine|good|ok|okay|great))\b[\s,.!:—–-]*|(?:👍|✅|\+1)[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
@@ -1275,6 +1275,33 @@ func echoItems(lc string, props []proposal) []int {
 	return out
 }
 
+// echoProse returns the recommendation in prose of props (no list item,
+// no option) that a short clause accepts by a word only it has ("yes
+// migrate" after "… unless we migrate it: copy it over on first load"),
+// or -1 when none or several have the clause's words.
+func echoProse(t *transcript, lc string, props []proposal) int {
+	best := -1
+	for w := range newTokenSet(lc) {
+		if len(w) < 4 || pickFill[w] || yesCues.match(w) || genericWords[w] || pickWords.match(w) {
+			continue
+		}
+		for k := range props {
+			p := &props[k]
+			if p.item >= 0 || p.option {
+				continue
+			}
+			if _, ok := p.set[w]; !ok {
+				continue
+			}
+			if best >= 0 && best != k || p.decision() == "" {
+				return -1
+			}
+			best = k
+		}
+	}
+	return best
+}
+
 // echoes reports whether set has word w, alike up to hyphens ("subpaths"
 // for "sub-path") or sharing its first five letters ("virtualize" for
 // "virtualization").
@@ -1592,6 +1619,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					cands = append(cands, d)
 				} else if d := labelledAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
+				} else if k := echoProse(t, lc, props); k >= 0 && len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {
+					// "yes migrate": a recommendation in prose, by its word.
+					picked[k] = max(picked[k], 0.7)
 				}
 			}
 		}

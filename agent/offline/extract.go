@@ -359,6 +359,7 @@ func previousAssistant(t *transcript, i int) int {
 var (
 	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
 	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
+	yesSplitRE    = regexp.MustCompile(`(?i),\s+((?:and )?(?:yes|yep|yeah)\s)`)
 	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
 	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
@@ -381,6 +382,10 @@ func userClauses(s string) []string {
 	var out []string
 	if strings.Contains(lowerASCII(s), "let") {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
+	}
+	if strings.Contains(s, ", ") {
+		// "yes migrate, yes validate": two answers.
+		s = yesSplitRE.ReplaceAllString(s, "\x00$1")
 	}
 	parts := []string{s}
 	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {
