@@ -68,3 +68,29 @@ func TestYesPerRecommendation(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Copy them over with a one-off script"}, {"Expire them after 10 minutes"}}, [][]string{{"copy", "expire"}})
 }
+
+// TestTrailingRefusal checks that a terse clause that names an option and
+// then says no ("lock thing no") turns it down rather than picking it.
+func TestTrailingRefusal(t *testing.T) {
+	x := extractT(t,
+		u("How do we stop duplicate deliveries?"),
+		a("Options:\n1. **Dedup table**: insert the delivery id first and skip on a unique violation.\n2. **Advisory lock**: hold a lock keyed on the delivery id around processing.\n3. **Idempotent handlers**: make every handler safe to repeat."),
+		u("go with 1. lock thing no."),
+	)
+	checkDecisions(t, x, [][]string{{"Dedup table"}}, [][]string{{"lock keyed"}})
+}
+
+// TestReversalNamesOptionByItsBody checks that a change of course naming
+// an earlier option by a word of what it says ("the JObject thing"), not
+// by its name, takes that option and replaces the first pick, and that
+// the user's report before it is no decision.
+func TestReversalNamesOptionByItsBody(t *testing.T) {
+	x := extractT(t,
+		u("How should we version the save files?"),
+		a("Options:\n1. **Typed classes per version**: keep SaveDataV1 and SaveDataV2 and convert between them.\n2. **Untyped tree**: load into a JObject and edit the tree in each migration."),
+		u("1 please"),
+		a("OK, typed classes per version."),
+		u("ok so I started writing this and for 2.0 we are already planning to change the map state. that is 600 lines of duplicated classes. let's do the JObject thing after all."),
+	)
+	checkDecisions(t, x, [][]string{{"JObject"}}, [][]string{{"SaveDataV1"}, {"started writing"}})
+}

@@ -176,7 +176,7 @@ var (
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
 	// check with support: …"), which is a fact.
-	reportRE = regexp.MustCompile(`^(?:i|we) (?:just )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested)\b`)
+	reportRE = regexp.MustCompile(`^(?:i|we) (?:just |already )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested|started|began|wrote|spent|profiled|benchmarked|counted|timed|grepped)\b`)
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// cautionCues mark a warning ("I'd be careful with option 2", "watch
@@ -1332,7 +1332,7 @@ func echoes(set tokenSet, w string) bool {
 // the three before prev) that a short clause picks by number or name, as a
 // candidate that replaces other picks from the same list; nil if none, or
 // if props, the proposals of prev, offer options of their own.
-func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
+func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody bool) *candidate {
 	if words(lc) > 3 {
 		return nil
 	}
@@ -1360,6 +1360,9 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 		if k < 0 {
 			k = echoPick(t, lc, props)
 		}
+		if k < 0 && byBody {
+			k = echoOptionBody(lc, props)
+		}
 		if k < 0 {
 			continue
 		}
@@ -1377,12 +1380,37 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal) *candi
 	return nil
 }
 
+// echoOptionBody returns the option of props that alone has a word of a
+// short clause in what it says, not only in its name ("the JObject thing"
+// for "Untyped JSON tree: load into a JObject"), or -1.
+func echoOptionBody(lc string, props []proposal) int {
+	best := -1
+	for w := range newTokenSet(lc) {
+		if len(w) < 4 || pickFill[w] || pointerWords[w] || genericWords[w] || pickWords.match(w) {
+			continue
+		}
+		for k, p := range props {
+			if !p.option {
+				continue
+			}
+			if _, ok := p.set[w]; !ok {
+				continue
+			}
+			if best >= 0 && best != k {
+				return -1
+			}
+			best = k
+		}
+	}
+	return best
+}
+
 // reversalPick is earlierPick for a clause that changes course.
 func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
 	if !reversalCues.match(lc) {
 		return nil
 	}
-	return earlierPick(t, i, prev, reversalCore(lc), props)
+	return earlierPick(t, i, prev, reversalCore(lc), props, true)
 }
 
 // reversalCore returns what a clause that changes course names: without
@@ -1450,6 +1478,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					said = c
 				} else {
 					c = resolveIt(c, said)
+				}
+				if m := trailRefusalRE.FindStringSubmatch(c); m != nil && words(m[1]) <= 4 {
+					// "lock thing no": a refusal said last.
+					c = "no " + m[1]
 				}
 				lc := lowerASCII(c)
 				if isInjection(lc) {
@@ -1573,7 +1605,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if k := echoPick(t, lc, props); k >= 0 {
 						picked[k] = max(picked[k], 0.8)
 						echoed = true
-					} else if d := earlierPick(t, i, prev, lc, props); d != nil {
+					} else if d := earlierPick(t, i, prev, lc, props, false); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
 					} else if d := reversalPick(t, i, prev, lc, props); d != nil {
@@ -1584,7 +1616,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 {
 						// "Homegrown, flags table in our existing postgres":
 						// an option named first, then said in full.
-						if d := earlierPick(t, i, prev, head, props); d != nil && len(tokens(lc)) >= 3 {
+						if d := earlierPick(t, i, prev, head, props, false); d != nil && len(tokens(lc)) >= 3 {
 							d.Content = tidy(c)
 							cands = append(cands, d)
 							echoed = true
@@ -1765,6 +1797,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	}
 	return out
 }
+
+// trailRefusalRE is a terse clause that names something and then turns
+// it down ("lock thing no", "the sweeper, nope").
+var trailRefusalRE = regexp.MustCompile(`(?i)^([a-z][\w ./+-]*?),?\s+(?:no|nope|nah)[.!]*$`)
 
 // insteadRE ends a clause that says what to do in place of something
 // ("show a banner instead").
