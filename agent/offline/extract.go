@@ -784,7 +784,8 @@ var (
 		trade-off_is one_more_thing last_note without_it swapping fight_over only_found until_restarted
 		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary
 		stop_compiling collide* collision* starve* contention outage downtime stampede spike* expensive
-		costly the_cost rolled_back drift* unbounded flaky noisy lock-in`)
+		costly the_cost rolled_back drift* unbounded flaky noisy lock-in
+		truncat* unreliable unmaintained use-after-free not_atomic out_of_date linger* access_denied`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext

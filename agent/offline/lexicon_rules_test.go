@@ -71,3 +71,29 @@ func TestConsequenceWordsAreConcerns(t *testing.T) {
 	)
 	checkRisks(t, got, []string{"downtime on the primary", "will collide", "checkout writers starve"}, nil)
 }
+
+// TestMissingSafeguardIsAConcern checks that "Without X, <what goes
+// wrong>" is a risk, and that "Without X, do Y" (advice) is not.
+func TestMissingSafeguardIsAConcern(t *testing.T) {
+	got := risksOf(t,
+		u("Move the mailer to the new job runner."),
+		a("Without a retry policy on the base job class, every transient SMTP error becomes a dead letter nobody looks at.\n\n"+
+			"Without a staging queue, run the first batch by hand."),
+	)
+	checkRisks(t, got, []string{"every transient SMTP error becomes a dead letter"}, []string{"run the first batch"})
+}
+
+// TestMoreConsequenceWords checks the words of concerns that name what
+// breaks: truncated values, unreliable calls, unmaintained libraries,
+// use-after-free, writes that are not atomic.
+func TestMoreConsequenceWords(t *testing.T) {
+	got := risksOf(t,
+		u("Review the status page change."),
+		a("Names longer than 64 bytes get truncated on the status page.\n\n"+
+			"The vendor's scroll-to-end call is unreliable on lazy lists.\n\n"+
+			"That date picker is largely unmaintained these days.\n\n"+
+			"Freeing the buffer while the reporter thread reads it is a use-after-free.\n\n"+
+			"Writing over the live config file is not atomic."),
+	)
+	checkRisks(t, got, []string{"truncated", "unreliable", "unmaintained", "use-after-free", "not atomic"}, nil)
+}

@@ -249,9 +249,18 @@ var otherwiseTailRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–])\s+(?:otherwise
 // cause of the harm: "add X, otherwise Z" is "without X, Z".
 var withoutVerbs = wordSet(`add use set keep include enable pin apply put pass wrap declare register mock`)
 
+// withoutLeadRE opens a sentence that says what happens when something is
+// missing: "Without X, …".
+var withoutLeadRE = regexp.MustCompile(`^without [^,;:]{3,80}, `)
+
 // warnsOtherwise reports whether lower-cased advice says what happens
 // without it: then the advice carries a risk.
 func warnsOtherwise(lc string) bool {
+	if withoutLeadRE.MatchString(lc) {
+		// "Without retry_on, every transient error fails the job for
+		// good": what goes wrong when something is missing.
+		return !imperative(lc[strings.Index(lc, ", ")+2:])
+	}
 	if !containsAny(lc, "otherwise", " or else", " or you", " or it", " or they", " or we") {
 		return false
 	}
