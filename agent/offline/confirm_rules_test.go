@@ -94,3 +94,21 @@ func TestReversalNamesOptionByItsBody(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"JObject"}}, [][]string{{"SaveDataV1"}, {"started writing"}})
 }
+
+// TestOpeningMessageStatesTheGoal checks that what the opening message
+// says about the situation is no decision once the talk goes on, while an
+// outright choice in it still is.
+func TestOpeningMessageStatesTheGoal(t *testing.T) {
+	x := extractT(t,
+		u("Support wants to switch features per tenant: early access for a few customers. Log from prod this morning below."),
+		a("Per-tenant flags need a table of overrides. Which store do you use?"),
+		u("Postgres."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"Support wants"}, {"Log from prod"}})
+
+	x = extractT(t,
+		u("Let's go with HS256 for the service tokens. How should we rotate the key?"),
+		a("Keep two keys active and rotate monthly."),
+	)
+	checkDecisions(t, x, [][]string{{"HS256"}}, nil)
+}

@@ -1777,7 +1777,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var out []agent.ExtractedDecision
 	var sets []tokenSet
 	for _, c := range cands {
-		if lc := lowerASCII(strings.TrimSpace(c.Content)); c.removed || picksOnlyRE.MatchString(lc) || noWorkRE.MatchString(lc) {
+		// The opening message of a talk states what it is about: unless it
+		// chooses outright ("let's go with HS256"), what it says alone,
+		// agreed to by no one, is no decision.
+		opening := len(t.msgs) > 1 && len(c.Sources) == 1 && c.Sources[0] == 0 && c.Confidence < 0.9
+		if lc := lowerASCII(strings.TrimSpace(c.Content)); c.removed || opening || picksOnlyRE.MatchString(lc) || noWorkRE.MatchString(lc) {
 			continue
 		}
 		set := newTokenSet(lowerASCII(c.Content))
