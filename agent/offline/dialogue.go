@@ -253,9 +253,15 @@ func parseProposals(t *transcript, j int) []proposal {
 		if !s.first {
 			continue
 		}
-		if k == 0 || !ss[k-1].bullet {
+		switch {
+		case k == 0 || !ss[k-1].bullet:
 			optionList = optionsLead.match(lead) || strings.Contains(s.section, "option") ||
 				offers && k > 0 && ss[k-1].heading
+			list++
+		case s.label != "" && ss[k-1].item != s.item && itemLabel(ss, k-1) == "":
+			// "**Idempotency** — … Options:" over "1. …", "2. …": a
+			// labelled list under an item is a list of its own.
+			optionList = optionsLead.match(ss[k-1].lower) || s.label[0] >= 'a'
 			list++
 		}
 		if s.section != "" && (recapRE.MatchString(s.section) || riskSectionRE.MatchString(s.section)) {
@@ -303,6 +309,25 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// choseOutright reports whether one of cands was chosen outright ("let's
+// go with HS256"): what the opening message decides on its own.
+func choseOutright(cands []*candidate) bool {
+	for _, c := range cands {
+		if c.Confidence >= 0.9 {
+			return true
+		}
+	}
+	return false
+}
+
+// itemLabel returns the label of the list item sentence k is in: that of
+// the item's first sentence.
+func itemLabel(ss []sentence, k int) string {
+	for ; k > 0 && !ss[k].first && ss[k-1].item == ss[k].item; k-- {
+	}
+	return ss[k].label
 }
 
 // itemFix returns the first sentence after sentence k, in the same list
@@ -1722,7 +1747,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if prev >= 0 && (len(cands) > before || general || anyPick || len(against) > 0) {
 			answered[prev] = true
 		}
-		if userAgreed(t, i, cands) || general || anyPick || replyEchoes(t, i) {
+		// The opening message agrees to nothing: the reply confirms a
+		// choice in it only when it made one outright.
+		if (prev >= 0 || choseOutright(cands[before:])) && (userAgreed(t, i, cands) || general || anyPick || replyEchoes(t, i)) {
 			if d := confirmation(t, i); d != nil {
 				cands = adoptConfirmation(cands, d, i)
 			}

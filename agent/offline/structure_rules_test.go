@@ -456,3 +456,30 @@ func TestYesButAmendsThePlan(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"exponential backoff"}, {"Store failed deliveries"}}, [][]string{{"Alert when"}})
 }
+
+// TestLabelledListUnderBoldItem checks that a numbered or lettered list
+// right under a bold item ("**Idempotency** — … Options:" over "1. …")
+// offers options of its own, which "1 + b" picks, rather than being read
+// as the bold item's description.
+func TestLabelledListUnderBoldItem(t *testing.T) {
+	x := extractT(t,
+		u("Payments land late. What's the plan for the webhook endpoint?"),
+		a("Plan:\n\n**Endpoint** — `POST /webhooks/pay`, verify the signature over the raw body.\n\n"+
+			"**Idempotency** — deliveries repeat for days. Options:\n1. A `processed_events` table keyed by event id; insert first and skip on conflict.\n2. A lock keyed on the event id around processing.\n3. Make every handler safe to repeat.\n\n"+
+			"**Processing**:\n- (a) Do the work inside the request.\n- (b) Record the event, enqueue a job and answer 200 at once.\n\nI'd do 1 + (b)."),
+		u("1 + b. lock thing no."),
+	)
+	checkDecisions(t, x, [][]string{{"processed_events table"}, {"enqueue a job"}}, [][]string{{"lock keyed"}, {"inside the request"}})
+}
+
+// TestOpeningQuestionConfirmedIsNoDecision checks that an assistant's
+// "Yes — …" to the opening message's question does not turn its reasons
+// into a decision.
+func TestOpeningQuestionConfirmedIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("Customers who close the tab after paying stay on the free plan. I think we need webhooks?"),
+		a("Yes — and this shows exactly why: the upgrade depends on the browser reaching the success page.\n\nWhich events do you sell on?"),
+		u("only subscriptions"),
+	)
+	checkDecisions(t, x, nil, [][]string{{"shows exactly why"}})
+}

@@ -124,7 +124,9 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 				// "**A. Redis** with a 5 minute TTL": option A, "Redis".
 				s.label, t = lowerASCII(l[1]), "**"+t[len(l[0]):]
 			}
-		case isBullet && under:
+		case isBullet && under && g[1] == "" && g[2] == "" && !letterRE.MatchString(t[len(g[0]):]):
+			// A numbered or lettered list under a bold item ("**Processing**:"
+			// over "(a) …", "(b) …") offers its own items, taken below.
 			s.bullet, s.item = true, boldItem
 			t = t[len(g[0]):]
 			cont = true
