@@ -3,6 +3,7 @@ package offline
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -309,6 +310,22 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// loneNumberedItem returns the item of a message's only numbered list
+// item, or -2 when it has none or several items.
+func loneNumberedItem(ss []sentence) int {
+	item := -2
+	for _, s := range ss {
+		switch {
+		case s.item < 0 || s.item == item:
+		case item == -2 && s.label != "" && s.label[0] >= '0' && s.label[0] <= '9':
+			item = s.item
+		default:
+			return -2
+		}
+	}
+	return item
 }
 
 // choseOutright reports whether one of cands was chosen outright ("let's
@@ -1188,6 +1205,66 @@ var factTagRE = regexp.MustCompile(`,\s*(?:i assume|i presume|i guess|i take it|
 // reportedAskRE finds a question reported rather than asked.
 var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
 
+// rangeRE is a range of item numbers ("1-4", "2 to 5") or all of a
+// list's items by their count ("all 5"); rangeTail is what may follow it
+// when it counts items rather than quantities ("1-4 from the power list",
+// not "2-3 days").
+var (
+	rangeRE   = regexp.MustCompile(`(?:^|[^\w.])(?:(\d{1,2})\s*(?:-|–|to|through)\s*(\d{1,2})|all (\d{1,2}))\b`)
+	rangeTail = regexp.MustCompile(`^(?:\s*$|\s*[,.;!:]|\s+(?:from|of|in|on|and|too|please|then|also|but|except|not|yes|for|are|is)\b)`)
+)
+
+// rangePicks returns the numbered items of props a clause takes by range:
+// from the one list that has every number of the range, or, when several
+// have, from the one whose label the clause names ("the power list"), else
+// the last of them.
+func rangePicks(lc string, props []proposal) []int {
+	loc := rangeRE.FindStringSubmatchIndex(lc)
+	if loc == nil || !rangeTail.MatchString(lc[loc[1]:]) {
+		return nil
+	}
+	from, to := 1, 0
+	if loc[6] >= 0 {
+		to, _ = strconv.Atoi(lc[loc[6]:loc[7]])
+	} else {
+		from, _ = strconv.Atoi(lc[loc[2]:loc[3]])
+		to, _ = strconv.Atoi(lc[loc[4]:loc[5]])
+	}
+	if from < 1 || to <= from || to > 20 {
+		return nil
+	}
+	said := newTokenSet(lc)
+	best, bestNamed := -1, false
+	for _, p := range props {
+		if p.label != strconv.Itoa(to) {
+			continue
+		}
+		hasFrom := false
+		for _, q := range props {
+			hasFrom = hasFrom || q.list == p.list && q.label == strconv.Itoa(from)
+		}
+		if !hasFrom {
+			continue
+		}
+		switch named := p.topic != "" && sharesWord(newTokenSet(p.topic), said); {
+		case named && !bestNamed:
+			best, bestNamed = p.list, true
+		case !bestNamed:
+			best = p.list // the later list, when none is named
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	var out []int
+	for k, p := range props {
+		if n, err := strconv.Atoi(p.label); err == nil && p.list == best && n >= from && n <= to {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // isQuantity reports whether the text after a bare number makes it a
 // quantity ("2 days", "3x") rather than an option's number ("2 and 3").
 func isQuantity(after string) bool {
@@ -1497,8 +1574,15 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		said := ""    // the last statement of the message, for "memoize it"
 		refused := "" // the last clause of the message that refuses something
 		before := len(cands)
+		lonePick := loneNumberedItem(t.sents[i])
 		for _, s := range t.sents[i] {
-			for _, c := range userClauses(s.plain) {
+			text := s.plain
+			if s.first && s.item == lonePick && prev >= 0 {
+				// "2. and 1-4 from the power list": a reply opening with a
+				// number picks that option; it starts no list of one.
+				text = s.label + "\x00" + text
+			}
+			for _, c := range userClauses(text) {
 				if lc := lowerASCII(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {
 					said = c
 				} else {
@@ -1597,6 +1681,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							picked[k] = max(picked[k], 0.75)
 						}
 						continue
+					}
+				}
+				if ks := rangePicks(lc, props); len(ks) > 0 {
+					// "1-4 from the power list", "all 5": items by range.
+					for _, k := range ks {
+						picked[k] = max(picked[k], 0.85)
 					}
 				}
 				ords := ordinalPicks(lc, props)

@@ -483,3 +483,21 @@ func TestOpeningQuestionConfirmedIsNoDecision(t *testing.T) {
 	)
 	checkDecisions(t, x, nil, [][]string{{"shows exactly why"}})
 }
+
+// TestRangePicks checks that "1-4 from the power list" and "all 5" take
+// numbered items by range, from the list the clause names when two lists
+// share numbers, and that "2-3 days" is a quantity, no range.
+func TestRangePicks(t *testing.T) {
+	reply := a("Options:\n1. **Polling**: poll the sensor every minute.\n2. **Interrupt**: wake on the sensor's data-ready pin.\n\n" +
+		"Power list:\n1. Put the radio in sleep after each uplink.\n2. Lower the SPI clock to 4 MHz.\n3. Disable the UART in release builds.\n4. Use the low-frequency crystal.\n5. Enable DC/DC.\n\nWhich?")
+	x := extractT(t, u("The battery drains in a week."), reply, u("2. and 1-4 from the power list, dcdc later"))
+	checkDecisions(t, x,
+		[][]string{{"data-ready pin"}, {"radio in sleep"}, {"SPI clock"}, {"UART"}, {"low-frequency crystal"}},
+		[][]string{{"Enable DC/DC"}, {"poll the sensor every minute"}})
+
+	x = extractT(t, u("The battery drains in a week."), reply, u("all 5 from the power list"))
+	checkDecisions(t, x, [][]string{{"radio in sleep"}, {"Enable DC/DC"}}, nil)
+
+	x = extractT(t, u("The battery drains in a week."), reply, u("we can spend 2-3 days on it"))
+	checkDecisions(t, x, nil, [][]string{{"SPI clock"}, {"UART"}})
+}
