@@ -112,3 +112,18 @@ func TestOpeningMessageStatesTheGoal(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"HS256"}}, nil)
 }
+
+// TestScratchThatRetracts checks that "ok, scratch that" takes back what
+// the user decided last instead of accepting the assistant's reply, and
+// that "…, (b)" at the end of a sentence picks option (b) offered earlier,
+// in the option's words.
+func TestScratchThatRetracts(t *testing.T) {
+	x := extractT(t,
+		u("Our nightly job restarts from row 0 after a failure."),
+		a("Two ways forward:\n\n- (a) **Clean up and rerun.** A first step deletes the day's rows, and a failed run always starts over.\n- (b) **Real restart.** A persistent job repository and a reader that saves its position."),
+		u("Let's do (a) for now, we're short on time."),
+		a("OK, for (a) the cleanup step runs before the main step."),
+		u("Ok, scratch that. A rerun takes 50 minutes and we miss the cutoff. So we need the real restart, (b)."),
+	)
+	checkDecisions(t, x, [][]string{{"Real restart"}}, [][]string{{"Clean up and rerun"}, {"cleanup step"}})
+}

@@ -1596,6 +1596,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isInjection(lc) {
 					continue
 				}
+				if retractRE.MatchString(lc) {
+					// "Ok, scratch that.": what the user decided last is
+					// taken back, and nothing is accepted.
+					retract(cands, i)
+					continue
+				}
 				// "the mobile lead asked whether we should switch to RS256"
 				// reports a question; it takes nothing back.
 				if reversalCues.match(lc) && !isQuestion(lc) && !reportedAskRE.MatchString(lc) {
@@ -1917,6 +1923,26 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 	}
 	return out
+}
+
+// retractRE is a clause that takes back what the user just decided ("ok,
+// scratch that", "never mind").
+var retractRE = regexp.MustCompile(`^(?:(?:ok|okay|hm+|wait|actually|no|sorry)\W+)*(?:scratch that|scrap that|forget that|forget it|never ?mind|disregard that|strike that)\b[\s.!,]*$`)
+
+// retract removes the decisions of the last user message before message i
+// that made any.
+func retract(cands []*candidate, i int) {
+	last := -1
+	for _, c := range cands {
+		if c.msg < i && !c.removed {
+			last = max(last, c.msg)
+		}
+	}
+	for _, c := range cands {
+		if c.msg == last {
+			c.removed = true
+		}
+	}
 }
 
 // trailRefusalRE is a terse clause that names something and then turns

@@ -202,7 +202,7 @@ var (
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right for_now`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
-	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$`)
+	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$|,\s*\(([a-h])\)[.!]?$`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
@@ -446,6 +446,25 @@ func commits(unled string, prev int) bool {
 // acceptable", "that isn't good"): a constraint or a refusal, no approval.
 var negatedVerdictRE = regexp.MustCompile(`\b(?:not|isn't|aren't|wasn't|never|no longer|doesn't|don't)\s+(?:really |very |quite |at all |entirely )?(?:fine|good|ok|okay|acceptable|great|perfect|right|works?|sure)\b`)
 
+// namesOption reports whether what a clause says beside an option's label
+// ("we need the real restart, (b)") only names the option ("Real restart:
+// persistent job repository, …"): every word of its name is in the clause.
+func namesOption(rest, opt string) bool {
+	name, _, ok := strings.Cut(opt, ": ")
+	if !ok {
+		return false
+	}
+	said := newTokenSet(lowerASCII(rest))
+	n := 0
+	for _, w := range tokens(lowerASCII(name)) {
+		if _, ok := said[stem(w)]; !ok {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
@@ -454,7 +473,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		return nil // "We need a cache for the API" opening the talk is its goal
 	}
 	switch {
-	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc) || commits(unled, prev):
+	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc) || unled != lc && mayBeExplicit(unled) && explicitRE.MatchString(unled) || commits(unled, prev):
 		conf = 0.9
 	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]):
 		conf = 0.75
@@ -476,7 +495,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 
 	// "option 2", "(b)", "go with 1": the option of the assistant's list.
 	if g := optionRefRE.FindStringSubmatch(body); g != nil && prev >= 0 {
-		label := g[1] + g[2] + g[3] + g[4] + g[5]
+		label := g[1] + g[2] + g[3] + g[4] + g[5] + g[6]
 		if ai, opt, ok := findOption(t, i, label); ok {
 			d.group = listGroup(ai, 0)
 			props := t.assistantProposals(ai)
@@ -491,7 +510,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 			}
 			d.Sources = []int{ai, i}
 			rest := strings.TrimSpace(optionRefRE.ReplaceAllString(body, ""))
-			if len(tokens(rest)) >= 3 {
+			if len(tokens(rest)) >= 3 && !namesOption(rest, opt) {
 				d.Content = tidy(cutLike(c, rest))
 			} else {
 				d.Content = tidy(firstWords(opt, 30))
