@@ -58,7 +58,9 @@ func (p *proposal) decision() string {
 	case p.name == "":
 		text = decisionText(p.body)
 	case p.pathy:
-		text = decisionText(p.body)
+		// "`a.go` — new, holds X": what a file list says a file gets
+		// is the work of the decisions above it, not one of its own.
+		return ""
 	case p.body != "" && imperative(lowerASCII(p.name)) && explains(lowerASCII(decisionText(p.body))):
 		// "**Give it the sparsity pattern**: the Jacobian is banded": the
 		// name says what to do, the rest why.

@@ -501,3 +501,17 @@ func TestRangePicks(t *testing.T) {
 	x = extractT(t, u("The battery drains in a week."), reply, u("we can spend 2-3 days on it"))
 	checkDecisions(t, x, nil, [][]string{{"SPI clock"}, {"UART"}})
 }
+
+// TestFileListIsNoDecision checks that accepting a list of the files a
+// change touches ("`a.go` — new, holds X") adds no decision per file: what
+// each file gets is the work of the decisions already taken.
+func TestFileListIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("Add rate limiting to the API."),
+		a("Use a token bucket per API key, 100 requests a minute."),
+		u("yes"),
+		a("Files:\n- `internal/ratelimit/bucket.go` — new; the bucket and its refill\n- `cmd/api/main.go` — wire the middleware in front of the router\n- `internal/ratelimit/bucket_test.go` — refill and burst tests"),
+		u("ship it"),
+	)
+	checkDecisions(t, x, [][]string{{"token bucket per API key"}}, [][]string{{"the bucket and its refill"}, {"wire the middleware"}, {"refill and burst tests"}})
+}
