@@ -127,3 +127,19 @@ func TestScratchThatRetracts(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Real restart"}}, [][]string{{"Clean up and rerun"}, {"cleanup step"}})
 }
+
+// TestDropByNameTakesBack checks that "drop fetch" takes back a decision
+// the user made earlier in those words ("yes do fetch"), even when the word
+// runs through the whole talk, and leaves other decisions alone.
+func TestDropByNameTakesBack(t *testing.T) {
+	x := extractT(t,
+		u("We want avatars of who is viewing a document."),
+		a("Track each viewer with Presence on a document topic. For names, I'd load them in the fetch callback, which runs once per presence diff."),
+		u("yes do fetch"),
+		a("Then fetch reads the users table on every diff; with a tight pool that adds load."),
+		u("ops says our db pool is tight. does fetch hit the db a lot?"),
+		a("Yes, fetch queries on every join and leave. The alternative is to put the name in the meta when you track."),
+		u("yeah drop fetch, name in the meta at track time"),
+	)
+	checkDecisions(t, x, [][]string{{"meta at track time"}}, [][]string{{"fetch callback"}, {"Fetch reads the users table"}})
+}

@@ -1509,6 +1509,51 @@ func echoOptionBody(lc string, props []proposal) int {
 	return best
 }
 
+// refusedObjectRE is a clause that turns down something by name: "drop
+// fetch", "ok, skip the sweeper thing".
+var refusedObjectRE = regexp.MustCompile(`^(?:(?:yeah|yes|ok|okay|so|and|then|actually|hm+)\W+)*(?:drop|skip|forget|scrap|ditch|remove|kill|no)\s+(?:the\s+)?([a-z0-9_./+-]+(?:\s+[a-z0-9_./+-]+){0,2}?)(?:\s+(?:thing|idea|part|bit))?\s*(?:[,.;!]|$)`)
+
+// refusedObject returns the name of what a clause turns down, lower-cased,
+// or "" when it turns down nothing by name.
+func refusedObject(lc string) string {
+	m := refusedObjectRE.FindStringSubmatch(lc)
+	if m == nil || len(m[1]) < 4 || pointerWords[m[1]] || genericWords[m[1]] {
+		return ""
+	}
+	return m[1]
+}
+
+// takeBack removes the decisions of user messages before message i that
+// the user made in words naming obj ("yes do fetch", later "drop fetch").
+func takeBack(t *transcript, cands []*candidate, i int, obj string) {
+	for _, c := range cands {
+		if c.removed || c.msg >= i || looseOverlap(newTokenSet(obj), c.subject) == 0 {
+			continue
+		}
+		for _, m := range c.Sources {
+			if m < i && t.msgs[m].Role == agent.RoleUser && namesWords(lowerASCII(t.msgs[m].Content), obj) {
+				c.removed = true
+				break
+			}
+		}
+	}
+}
+
+// namesWords reports whether lower-cased text has phrase as whole words.
+func namesWords(text, phrase string) bool {
+	for off := 0; ; {
+		k := strings.Index(text[off:], phrase)
+		if k < 0 {
+			return false
+		}
+		k += off
+		if (k == 0 || !isWordByte(text[k-1])) && (k+len(phrase) == len(text) || !isWordByte(text[k+len(phrase)])) {
+			return true
+		}
+		off = k + 1
+	}
+}
+
 // reversalPick is earlierPick for a clause that changes course.
 func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *candidate {
 	if !reversalCues.match(lc) {
@@ -1646,6 +1691,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					// "sliding 30 days is fine, people should never be
 					// logged out": the verdict accepts; what follows is why.
 					body = head
+				}
+				if obj := refusedObject(lc); obj != "" {
+					// "yeah drop fetch": what the user accepted earlier in
+					// those very words is taken back.
+					takeBack(t, cands, i, obj)
 				}
 				if rejectRE.MatchString(lc) || body != lc && isRejection(body) || body == lc && isRejection(lc) {
 					set := newTokenSet(body)
