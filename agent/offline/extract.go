@@ -249,7 +249,8 @@ func imperative(lc string) bool {
 	if imperVerbs[lc[:end]] && end > 0 {
 		// "Support does that all the time": a noun, the subject of a verb.
 		next, _, _ := strings.Cut(strings.TrimLeft(lc[end:], " "), " ")
-		return end == len(lc) || lc[end] != ' ' || !subjectOf[strings.TrimRight(next, ",.;:!")]
+		next = strings.TrimRight(next, ",.;:!")
+		return end == len(lc) || lc[end] != ' ' || !subjectOf[next] && !verbOfSubject(next)
 	}
 	for _, p := range imperPhrases {
 		if strings.HasPrefix(lc, p) && (len(lc) == len(p) || !isREWordByte(lc[len(p)])) {
@@ -258,6 +259,23 @@ func imperative(lc string) bool {
 	}
 	return false
 }
+
+// verbOfSubject reports whether w is a verb said of a subject ("reads",
+// "stores", "pushes"): then the word before it is that subject ("Fetch
+// reads the users table"), not an instruction.
+func verbOfSubject(w string) bool {
+	if factVerbs[w] && !adverbs[w] {
+		return true
+	}
+	if len(w) < 4 || !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") {
+		return false
+	}
+	return imperVerbs[w[:len(w)-1]] || strings.HasSuffix(w, "es") && imperVerbs[w[:len(w)-2]]
+}
+
+// adverbs are the words of factVerbs that are no verbs: "vendor only the
+// parser" instructs.
+var adverbs = wordSet(`only already usually`)
 
 // subjectOf are the verbs that make the word before them their subject.
 var subjectOf = wordSet(`is are was were does doesn't isn't aren't has hasn't will won't would can can't`)

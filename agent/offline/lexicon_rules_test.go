@@ -97,3 +97,20 @@ func TestMoreConsequenceWords(t *testing.T) {
 	)
 	checkRisks(t, got, []string{"truncated", "unreliable", "unmaintained", "use-after-free", "not atomic"}, nil)
 }
+
+// TestVerbThenSubjectVerb checks that a word that can instruct ("fetch",
+// "cache") opening a sentence followed by a verb said of it ("reads",
+// "stores") is the sentence's subject, no instruction.
+func TestVerbThenSubjectVerb(t *testing.T) {
+	for lc, want := range map[string]bool{
+		"fetch reads the users table on every diff": false,
+		"cache stores the whole response":           false,
+		"cache the token for ten minutes":           true,
+		"vendor only the parser":                    true,
+		"fetch the rows in pages of 500":            true,
+	} {
+		if got := imperative(lc); got != want {
+			t.Errorf("imperative(%q) = %v, want %v", lc, got, want)
+		}
+	}
+}
