@@ -93,9 +93,11 @@ func TestMoreConsequenceWords(t *testing.T) {
 			"The vendor's scroll-to-end call is unreliable on lazy lists.\n\n"+
 			"That date picker is largely unmaintained these days.\n\n"+
 			"Freeing the buffer while the reporter thread reads it is a use-after-free.\n\n"+
-			"Writing over the live config file is not atomic."),
+			"Writing over the live config file is not atomic.\n\n"+
+			"While the broker is down every publish just hangs until it comes back.\n\n"+
+			"Rotating the master key leaves every stored token undecryptable and all users locked out."),
 	)
-	checkRisks(t, got, []string{"truncated", "unreliable", "unmaintained", "use-after-free", "not atomic"}, nil)
+	checkRisks(t, got, []string{"truncated", "unreliable", "unmaintained", "use-after-free", "not atomic", "just hangs", "locked out"}, nil)
 }
 
 // TestVerbThenSubjectVerb checks that a word that can instruct ("fetch",
