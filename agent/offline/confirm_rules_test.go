@@ -143,3 +143,14 @@ func TestDropByNameTakesBack(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"meta at track time"}}, [][]string{{"fetch callback"}, {"Fetch reads the users table"}})
 }
+
+// TestDoTheThing checks that "do the X thing" takes the proposal that
+// names X, in its words and without its linking word ("Separately, …").
+func TestDoTheThing(t *testing.T) {
+	x := extractT(t,
+		u("The guest export is vulnerable."),
+		a("Use prepared statements for the SQL.\n\nSeparately, prefix any CSV cell starting with =, +, - or @ with a single quote so spreadsheets don't run formulas.\n\nDo you have phpunit?"),
+		u("do the csv thing too. yes phpunit exists"),
+	)
+	checkDecisions(t, x, [][]string{{"Prefix any CSV cell"}}, [][]string{{"Separately"}})
+}

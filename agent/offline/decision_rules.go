@@ -33,6 +33,10 @@ var (
 	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended) plan|summary|recap|so the plan is|what we agreed)\b`)
 )
 
+// connectiveRE is a word that links a sentence to the one before it
+// ("Separately, …", "Also, …"): no part of what the sentence proposes.
+var connectiveRE = regexp.MustCompile(`^(?:separately|additionally|also|finally|independently|secondly|thirdly|besides|in addition|on top of that),\s+`)
+
 // ackLead returns the acknowledgement ackRE finds at the start of
 // lower-cased text, or "". It tries the pattern only after one of its
 // first words.
@@ -344,6 +348,9 @@ func mainClause(s string) string {
 // point at it ("the sweep approach", "the cache thing"), it stands alone.
 func expandTerse(terse, support string, want tokenSet) string {
 	body := mainClause(statement(support))
+	if m := connectiveRE.FindString(lowerASCII(body)); m != "" {
+		body = body[len(m):] // "Separately, prefix …"
+	}
 	full := newTokenSet(lowerASCII(body))
 	named := 0
 	for w := range want {

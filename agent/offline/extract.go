@@ -464,6 +464,10 @@ func commits(unled string, prev int) bool {
 // acceptable", "that isn't good"): a constraint or a refusal, no approval.
 var negatedVerdictRE = regexp.MustCompile(`\b(?:not|isn't|aren't|wasn't|never|no longer|doesn't|don't)\s+(?:really |very |quite |at all |entirely )?(?:fine|good|ok|okay|acceptable|great|perfect|right|works?|sure)\b`)
 
+// doThingRE is a terse clause that takes a proposal by pointing at it:
+// "do the csv thing too", "let's do the resetreas one".
+var doThingRE = regexp.MustCompile(`^(?:let'?s |please )?do the [\w .+/-]{2,30}? (?:thing|one|part|bit|idea|change|fix|approach)(?: too| as well| also)?[.!]*$`)
+
 // namesOption reports whether what a clause says beside an option's label
 // ("we need the real restart, (b)") only names the option ("Real restart:
 // persistent job repository, …"): every word of its name is in the clause.
@@ -493,7 +497,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	switch {
 	case explicitCues.match(lc) || mayBeExplicit(lc) && explicitRE.MatchString(lc) || unled != lc && mayBeExplicit(unled) && explicitRE.MatchString(unled) || commits(unled, prev):
 		conf = 0.9
-	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]):
+	case imperative(unled) || strings.HasPrefix(unled, "we should ") && imperative(unled[len("we should "):]) || doThingRE.MatchString(unled):
 		conf = 0.75
 	case impliedCues.match(lc) && !negatedVerdictRE.MatchString(lc):
 		conf = 0.6
