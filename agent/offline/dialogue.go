@@ -1221,6 +1221,9 @@ var (
 // have, from the one whose label the clause names ("the power list"), else
 // the last of them.
 func rangePicks(lc string, props []proposal) []int {
+	if strings.IndexAny(lc, "0123456789") < 0 {
+		return nil
+	}
 	loc := rangeRE.FindStringSubmatchIndex(lc)
 	if loc == nil || !rangeTail.MatchString(lc[loc[1]:]) {
 		return nil
@@ -1635,9 +1638,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				} else {
 					c = resolveIt(c, said)
 				}
-				if m := trailRefusalRE.FindStringSubmatch(c); m != nil && words(m[1]) <= 4 {
+				if m := trailRefusal(c); m != "" {
 					// "lock thing no": a refusal said last.
-					c = "no " + m[1]
+					c = "no " + m
 				}
 				lc := lowerASCII(c)
 				if isInjection(lc) {
@@ -2000,6 +2003,19 @@ func retract(cands []*candidate, i int) {
 // trailRefusalRE is a terse clause that names something and then turns
 // it down ("lock thing no", "the sweeper, nope").
 var trailRefusalRE = regexp.MustCompile(`(?i)^([a-z][\w ./+-]*?),?\s+(?:no|nope|nah)[.!]*$`)
+
+// trailRefusal returns what a terse clause turns down last ("lock thing
+// no": "lock thing"), or "".
+func trailRefusal(c string) string {
+	end := strings.TrimRight(c, ".! ")
+	if !strings.HasSuffix(end, "no") && !strings.HasSuffix(end, "nope") && !strings.HasSuffix(end, "nah") {
+		return ""
+	}
+	if m := trailRefusalRE.FindStringSubmatch(c); m != nil && words(m[1]) <= 4 {
+		return m[1]
+	}
+	return ""
+}
 
 // insteadRE ends a clause that says what to do in place of something
 // ("show a banner instead").
