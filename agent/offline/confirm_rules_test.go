@@ -154,3 +154,16 @@ func TestDoTheThing(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Prefix any CSV cell"}}, [][]string{{"Separately"}})
 }
+
+// TestAsidesDecideNothing checks that a turn to another topic, a task the
+// user takes on, a fact about what exists and a pick by numbers alone are
+// no decisions, while the choice beside them is.
+func TestAsidesDecideNothing(t *testing.T) {
+	x := extractT(t,
+		u("Two-factor login for the app."),
+		a("Options:\n1. **TOTP** with an authenticator app.\n2. **Email codes** sent on every login.\n3. **SMS codes**.\n\nDo you have an integration test suite?"),
+		u("Do both 1 and 2. Separate issue — good catch on the profile page, I'll look into ticket 2071. Phpunit exists, tests/ folder, bootstrap already there."),
+	)
+	checkDecisions(t, x, [][]string{{"TOTP"}, {"Email codes"}},
+		[][]string{{"Do both"}, {"Separate issue"}, {"look into"}, {"Phpunit exists"}})
+}

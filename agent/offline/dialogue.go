@@ -174,7 +174,7 @@ var (
 	// factVerbs make a statement of how things are when they come among
 	// its first words: "X is Y", "the backend has to …", "the loader
 	// reads …", "the client needs …".
-	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live matters matter`)
+	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live matters matter exists exist`)
 	// factLeadRE opens a statement of how things are.
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
@@ -1284,7 +1284,7 @@ func isQuantity(after string) bool {
 
 // pickFill are the words that may stand around an option's number
 // ("2 and 3 too", "I'll take 2", "1 and 4 for now").
-var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the now fine good first right`)
+var pickFill = wordSet(`and or yes yep too also then is are sounds looks for it please plus with but ok okay sure it's both take pick i'll we'll let's go the now fine good first right do`)
 
 // echoPick returns the option of props whose name a short clause repeats
 // ("nuke", "dedup table then"), or -1.
@@ -1646,6 +1646,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isInjection(lc) {
 					continue
 				}
+				if asideRE.MatchString(lc) {
+					// "Separate issue —", "I'll look into 2071": the user
+					// turns to something else or takes a task away.
+					continue
+				}
 				if retractRE.MatchString(lc) {
 					// "Ok, scratch that.": what the user decided last is
 					// taken back, and nothing is accepted.
@@ -1980,6 +1985,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	return out
 }
 
+// asideRE is a user's clause that decides nothing: a turn to another
+// topic ("separate issue", "side note") or a task the user takes on to find
+// something out ("I'll look into it", "let me check").
+var asideRE = regexp.MustCompile(`^(?:(?:ok|okay|also|and|so|oh)\W+)*(?:(?:a )?separate (?:issue|question|thing|topic)|side note|unrelated|fyi|update)\W*$|\b(?:i'll|i will|we'll|let me|i need to|i have to) (?:look into|check|ask|find out|think about|see|get back|dig into|investigate)\b`)
+
 // retractRE is a clause that takes back what the user just decided ("ok,
 // scratch that", "never mind").
 var retractRE = regexp.MustCompile(`^(?:(?:ok|okay|hm+|wait|actually|no|sorry)\W+)*(?:scratch that|scrap that|forget that|forget it|never ?mind|disregard that|strike that)\b[\s.!,]*$`)
@@ -2024,7 +2034,7 @@ var insteadRE = regexp.MustCompile(`\binstead[.!]*$`)
 // picksOnlyRE is a sentence that only picks options by their labels ("I'd
 // go with B", "Do 1 + 2 + 3b", "scrap A, go with your B"): it points at the decision without saying
 // it, so it is no decision of its own.
-var picksOnlyRE = regexp.MustCompile(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?:option\s+)?[0-9]{0,2}[a-h]?,?\s+)?(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
+var picksOnlyRE = regexp.MustCompile(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?:option\s+)?[0-9]{0,2}[a-h]?,?\s+)?(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:both\s+|all\s+)?(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
 
 // noWorkRE opens a statement that there is nothing to do ("Nothing
 // special, perms cover it"): no decision.
