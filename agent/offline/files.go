@@ -16,13 +16,15 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl rake gemspec
 	dockerfile makefile nix cue bzl bazel gd tscn tres gdshader shader glsl hlsl ino s asm ld zig nim hs ml elm erl hrl prisma
 	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag bb bbappend bbclass wks cmd
-	entitlements xcconfig pbxproj storyboard xib xcscheme`)
+	entitlements xcconfig pbxproj storyboard xib xcscheme rbs rbi bicep bicepparam dvc astro groovy hbs ejs
+	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol`)
 
 // knownFiles are file names without an extension that still name a file.
 var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile
 	Gemfile Rakefile Vagrantfile Justfile Taskfile Brewfile Caddyfile Tiltfile LICENSE CODEOWNERS
 	.gitignore .dockerignore .env .env.example .editorconfig .npmrc .nvmrc .prettierrc .eslintrc
-	.gitattributes .golangci.yml .pre-commit-config.yaml go.mod go.sum BUILD WORKSPACE`)
+	.gitattributes .golangci.yml .pre-commit-config.yaml go.mod go.sum BUILD WORKSPACE
+	Steepfile Podfile Fastfile Appfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE`)
 
 // notFiles look like file names but name technologies.
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
@@ -38,7 +40,7 @@ func isFileCut(r rune) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is)\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`". Only that file is turned down, not the others the
@@ -50,7 +52,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )no\s+` + "`([^`\\s]+)`")
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing alone`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing alone stay stays as_is`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -188,6 +190,10 @@ func looksLikeFile(p string) bool {
 	if isDotfile(base) || strings.HasPrefix(base, ".env.") {
 		return true // .env.production too
 	}
+	// A tool's settings in its dot folder: .dvc/config, .cargo/config.
+	if dir, name, ok := strings.Cut(p, "/"); ok && len(dir) > 1 && dir[0] == '.' && isWord(strings.ReplaceAll(dir[1:], "-", "")) && (name == "config" || name == "settings") {
+		return true
+	}
 	// A template (config.h.in, boot.cmd.in) is named by the file it makes.
 	if stem, ok := strings.CutSuffix(base, ".in"); ok && stem != "" {
 		if knownFiles[stem] {
@@ -229,6 +235,16 @@ var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?
 // isDotfile reports whether base names a configuration dotfile.
 func isDotfile(base string) bool {
 	return len(base) > 2 && base[0] == '.' && dotfileRE.MatchString(base)
+}
+
+// isWord reports whether s is made of ASCII letters only.
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // upperCount returns the number of upper-case ASCII letters in s.

@@ -1,6 +1,9 @@
 package offline
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Tests for the wider word lists of issue 13: the verbs an instruction
 // opens with, what the user says they will do, choices "for now", and the
@@ -114,5 +117,26 @@ func TestVerbThenSubjectVerb(t *testing.T) {
 		if got := imperative(lc); got != want {
 			t.Errorf("imperative(%q) = %v, want %v", lc, got, want)
 		}
+	}
+}
+
+// TestMoreFileKinds checks file kinds beyond the common ones: RBS and
+// Bicep files, DVC pointers, Astro routes with a parameter, extensionless
+// tool files (Steepfile), and a tool's config in its dot folder (but not a
+// folder in it); and that files said to be "not touched", to "stay as they
+// are" or to be "reused as is" are left out.
+func TestMoreFileKinds(t *testing.T) {
+	x := extractT(t,
+		u("Plan the change."),
+		a("Files:\n- `sig/app/rule.rbs` — new\n- `infra/queue.bicep` — add the session queue\n- `data/raw.dvc` — tracks the images\n- `src/pages/news/[slug].astro` — GROQ query\n- `Steepfile` — new\n- `.dvc/config` — the remote\n\n"+
+			"The cache lives in `.dvc/cache`. Not touched: `config/base.py`, `jobs/tasks.py`. `lib/queue.h` is reused as is, and `app/Note.kt` stays as it is."),
+	)
+	var got []string
+	for _, f := range x.FilesReferenced {
+		got = append(got, f.Path)
+	}
+	want := []string{"sig/app/rule.rbs", "infra/queue.bicep", "data/raw.dvc", "src/pages/news/[slug].astro", "Steepfile", ".dvc/config"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("files=%q\nwant  %q", got, want)
 	}
 }
