@@ -1221,7 +1221,7 @@ var (
 // have, from the one whose label the clause names ("the power list"), else
 // the last of them.
 func rangePicks(lc string, props []proposal) []int {
-	if strings.IndexAny(lc, "0123456789") < 0 {
+	if !strings.ContainsAny(lc, "0123456789") {
 		return nil
 	}
 	loc := rangeRE.FindStringSubmatchIndex(lc)
