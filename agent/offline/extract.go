@@ -928,7 +928,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !limitBeforeFix(t, ss, k) && !warnsOtherwise(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !conditionalConcern(s) && !limitBeforeFix(t, ss, k) && !warnsOtherwise(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") || !listed && falseAlarm(s) {
@@ -1055,6 +1055,29 @@ func modalConcern(t *transcript, s sentence) bool {
 	subj := strings.Fields(m[1])
 	switch subj[len(subj)-1] {
 	case "that", "which", "who", "so", "nobody", "no", "you", "we", "either":
+		return false
+	}
+	return true
+}
+
+// conditionalRE is a condition and what then happens to something other
+// than the people talking: "If a new record joins, the key will change",
+// "Once the pool is full, requests will wait".
+var conditionalRE = regexp.MustCompile(`^(?:if|unless|once|without)\b[^,;:]{3,90}, ((?:[a-z0-9_.'/-]+ ){1,6})(?:will|would|won't|wouldn't) (?:not |never |still |also |then |silently |quietly )?([a-z]+)`)
+
+// conditionalConcern reports whether an assistant's sentence says what
+// will go wrong under a condition, as conditionalRE reads it.
+func conditionalConcern(s sentence) bool {
+	if s.role != agent.RoleAssistant || !hasWordPrefix(s.lower, "if", "unless", "once", "without") {
+		return false
+	}
+	m := conditionalRE.FindStringSubmatch(s.lower)
+	if m == nil || modalNeutral[m[2]] {
+		return false
+	}
+	subj := strings.Fields(m[1])
+	switch subj[0] {
+	case "you", "we", "i", "it's", "that's":
 		return false
 	}
 	return true

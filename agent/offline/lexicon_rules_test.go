@@ -140,3 +140,16 @@ func TestMoreFileKinds(t *testing.T) {
 		t.Errorf("files=%q\nwant  %q", got, want)
 	}
 }
+
+// TestConditionalConcern checks that a condition with what will then go
+// wrong ("If a new record joins, the key will change") is a risk, and that
+// one about what we will do or what something will be is not.
+func TestConditionalConcern(t *testing.T) {
+	got := risksOf(t,
+		u("How stable is customer_key?"),
+		a("If a record with a smaller id joins a cluster, the customer_key will change for every row in it.\n\n"+
+			"If the import finishes early, we will start the backfill.\n\n"+
+			"Once the index exists, the query will be fast."),
+	)
+	checkRisks(t, got, []string{"customer_key will change"}, []string{"start the backfill", "will be fast"})
+}
