@@ -74,7 +74,17 @@ func (p *proposal) decision() string {
 	default:
 		text = p.name
 	}
+	if rest := soInstruction(text); rest != "" && p.name == "" {
+		// "Hash#except is native since 3.0, so delete the backport": the
+		// instruction, without the reason that leads to it.
+		text = rest
+	}
 	verb := strings.TrimPrefix(text, p.name+": ")
+	if lt := lowerASCII(text); adviseAgainstRE.MatchString(lt) || len(tokens(lowerASCII(stripPaths(text)))) == 0 {
+		// "I'd not do it" advises against; "CHANGELOG.md, README.md"
+		// only lists files.
+		return ""
+	}
 	if len(tokens(lowerASCII(text))) < 2 || !p.option && !actionable(mainClause(verb)) {
 		return ""
 	}
@@ -84,6 +94,10 @@ func (p *proposal) decision() string {
 	}
 	return p.text
 }
+
+// adviseAgainstRE finds advice not to do something: "I'd not do it",
+// "I wouldn't bother".
+var adviseAgainstRE = regexp.MustCompile(`\b(?:i'd|i would|we'd|we would) not\b|\b(?:i|we) wouldn't\b`)
 
 // explains reports whether lower-cased text, what an item says after its
 // name, states how things are about the thing it names ("the Jacobian is
@@ -148,7 +162,7 @@ var (
 	// optionsLead introduces a list of alternatives.
 	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
-	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good)|(?:the )?rest (?:is |looks |sounds )?(?:fine|good|ok|okay|great)|(?:go ahead|proceed|continue|carry on|go on) with (?:the rest|it|that|this|the plan|everything|all of it|all of that|those)|everything else (?:is |looks |sounds )?(?:fine|good|ok|okay|great))\b[\s,.!:—–-]*|(?:👍|✅|\+1)[\s,.!:—–-]*)+$`)
+	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|yes to all (?:that|of that|of it|of them|of these|three|four|five)|all of that|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good)|(?:the )?rest (?:is |looks |sounds )?(?:fine|good|ok|okay|great)|(?:go ahead|proceed|continue|carry on|go on) with (?:the rest|it|that|this|the plan|everything|all of it|all of that|those)|everything else (?:is |looks |sounds )?(?:fine|good|ok|okay|great))\b[\s,.!:—–-]*|(?:👍|✅|\+1)[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
@@ -1212,7 +1226,7 @@ var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering 
 // when it counts items rather than quantities ("1-4 from the power list",
 // not "2-3 days").
 var (
-	rangeRE   = regexp.MustCompile(`(?:^|[^\w.])(?:(\d{1,2})\s*(?:-|–|to|through)\s*(\d{1,2})|all (\d{1,2}))\b`)
+	rangeRE   = regexp.MustCompile(`(?:^|[^\w.])(?:(\d{1,2})\s*(?:-|–|to|through)\s*(\d{1,2})|(?:all|first|the first|top) (\d{1,2}|two|three|four|five|six))\b`)
 	rangeTail = regexp.MustCompile(`^(?:\s*$|\s*[,.;!:]|\s+(?:from|of|in|on|and|too|please|then|also|but|except|not|yes|for|are|is)\b)`)
 )
 
@@ -1221,7 +1235,7 @@ var (
 // have, from the one whose label the clause names ("the power list"), else
 // the last of them.
 func rangePicks(lc string, props []proposal) []int {
-	if !strings.ContainsAny(lc, "0123456789") {
+	if !strings.ContainsAny(lc, "0123456789") && !containsAny(lc, "all ", "first ", "top ") {
 		return nil
 	}
 	loc := rangeRE.FindStringSubmatchIndex(lc)
@@ -1230,7 +1244,7 @@ func rangePicks(lc string, props []proposal) []int {
 	}
 	from, to := 1, 0
 	if loc[6] >= 0 {
-		to, _ = strconv.Atoi(lc[loc[6]:loc[7]])
+		to = numberWord(lc[loc[6]:loc[7]])
 	} else {
 		from, _ = strconv.Atoi(lc[loc[2]:loc[3]])
 		to, _ = strconv.Atoi(lc[loc[4]:loc[5]])
@@ -1269,6 +1283,21 @@ func rangePicks(lc string, props []proposal) []int {
 	}
 	return out
 }
+
+// numberWord returns the number w says in digits or as a word from two to
+// six, or 0.
+func numberWord(w string) int {
+	if n, err := strconv.Atoi(w); err == nil {
+		return n
+	}
+	if k := slices.Index(numberWords, w); k >= 0 {
+		return k + 2
+	}
+	return 0
+}
+
+// numberWords are the counts a clause may say in words ("all three").
+var numberWords = []string{"two", "three", "four", "five", "six"}
 
 // isQuantity reports whether the text after a bare number makes it a
 // quantity ("2 days", "3x") rather than an option's number ("2 and 3").
@@ -1777,7 +1806,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					}
 					continue
 				}
-				if len(labels) == 0 {
+				if len(labels) == 0 && !isFact(lc) {
 					if ks := echoPicks(t, lc, props); len(ks) > 1 {
 						for _, k := range ks {
 							picked[k] = max(picked[k], 0.8)

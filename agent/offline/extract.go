@@ -378,6 +378,7 @@ var (
 	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
 	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
 	yesSplitRE    = regexp.MustCompile(`(?i),\s+((?:and )?(?:yes|yep|yeah)\s)`)
+	yesAllSplitRE = regexp.MustCompile(`(?i)^((?:yes|yep|yeah|ok|okay) to (?:all|both)(?: (?:that|of that|of it|of them|of these|three|four|five))?),\s+`)
 	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
 	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
@@ -402,8 +403,10 @@ func userClauses(s string) []string {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
 	}
 	if strings.Contains(s, ", ") {
-		// "yes migrate, yes validate": two answers.
+		// "yes migrate, yes validate": two answers; "yes to all that,
+		// 3.4 too": the plan, then more.
 		s = yesSplitRE.ReplaceAllString(s, "\x00$1")
+		s = yesAllSplitRE.ReplaceAllString(s, "$1\x00")
 	}
 	parts := []string{s}
 	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {

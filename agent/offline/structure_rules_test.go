@@ -515,3 +515,28 @@ func TestFileListIsNoDecision(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"token bucket per API key"}}, [][]string{{"the bucket and its refill"}, {"wire the middleware"}, {"refill and burst tests"}})
 }
+
+// TestPlanItemTexts checks how accepted plan items read: an item that
+// gives a reason and then an instruction ("X is native since 3.0, so
+// delete Y") is the instruction; advice not to do something ("I'd not do
+// it") and an item that only lists files are no decisions. "yes to all
+// that, …" accepts the plan and goes on.
+func TestPlanItemTexts(t *testing.T) {
+	x := extractT(t,
+		u("We drop Ruby below 3.1."),
+		a("Cleanup:\n- `Hash#except` is native since 3.0, so delete `lib/core_ext/hash_except.rb` and its require.\n- Set `TargetRubyVersion: 3.1` in `.rubocop.yml`.\n- A stable branch for old Rubies: for a library this small, I'd not do it.\n- `CHANGELOG.md`, `README.md`"),
+		u("yes to all that, 3.4 in the matrix too."),
+	)
+	checkDecisions(t, x, [][]string{{"Delete lib/core_ext/hash_except.rb"}, {"TargetRubyVersion"}},
+		[][]string{{"native since"}, {"I'd not"}, {"CHANGELOG.md, README.md"}})
+}
+
+// TestFirstTwoPicks checks that "first two yes" takes the first two items
+// of the list just offered, and "all three" every one of three.
+func TestFirstTwoPicks(t *testing.T) {
+	reply := a("Three fixes:\n1. Add `sizes` to the gallery images.\n2. Preload the hero image.\n3. Render the page statically with ISR.")
+	x := extractT(t, u("LCP is 4 seconds."), reply, u("first two yes. the page is dynamic on purpose"))
+	checkDecisions(t, x, [][]string{{"sizes"}, {"Preload the hero image"}}, [][]string{{"ISR"}})
+	x = extractT(t, u("LCP is 4 seconds."), reply, u("all three"))
+	checkDecisions(t, x, [][]string{{"sizes"}, {"Preload the hero image"}, {"ISR"}}, nil)
+}
