@@ -830,7 +830,9 @@ var (
 		stop_compiling collide* collision* starve* contention outage downtime stampede spike* expensive
 		costly the_cost rolled_back drift* unbounded flaky noisy lock-in
 		truncat* unreliable unmaintained use-after-free not_atomic out_of_date linger* access_denied
-		hang hangs hanging locked_out logged_out undecryptable orphan* costs_money more_cost extra_cost`)
+		hang hangs hanging locked_out logged_out undecryptable orphan* costs_money more_cost extra_cost
+		never_arrive* never_reach* cut_off gets_cut runs_twice run_twice a_second_time stop_getting stops_getting
+		slows_down too_optimistic`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext

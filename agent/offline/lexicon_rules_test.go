@@ -98,9 +98,11 @@ func TestMoreConsequenceWords(t *testing.T) {
 			"Freeing the buffer while the reporter thread reads it is a use-after-free.\n\n"+
 			"Writing over the live config file is not atomic.\n\n"+
 			"While the broker is down every publish just hangs until it comes back.\n\n"+
-			"Rotating the master key leaves every stored token undecryptable and all users locked out."),
+			"Rotating the master key leaves every stored token undecryptable and all users locked out.\n\n"+
+			"Through the pooler in transaction mode the notifications never arrive.\n\n"+
+			"A report longer than 20 seconds gets cut off when its pod shuts down."),
 	)
-	checkRisks(t, got, []string{"truncated", "unreliable", "unmaintained", "use-after-free", "not atomic", "just hangs", "locked out"}, nil)
+	checkRisks(t, got, []string{"truncated", "unreliable", "unmaintained", "use-after-free", "not atomic", "just hangs", "locked out", "never arrive", "cut off"}, nil)
 }
 
 // TestVerbThenSubjectVerb checks that a word that can instruct ("fetch",
