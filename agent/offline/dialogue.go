@@ -65,6 +65,10 @@ func (p *proposal) decision() string {
 		// "**Give it the sparsity pattern**: the Jacobian is banded": the
 		// name says what to do, the rest why.
 		text = p.name
+	case p.option && p.body != "" && hasWordPrefix(lowerASCII(p.body), "you", "your"):
+		// "**BGAppRefreshTask**: you ask the system to wake the app …":
+		// the option is its name; the rest tells how it works.
+		text = p.name
 	case p.body != "" && !traits(p.body):
 		text = p.name + ": " + decisionText(p.body)
 	case p.body != "" && p.topic != "" && len(tokens(lowerASCII(p.name))) == 1:
@@ -293,8 +297,8 @@ func parseProposals(t *transcript, j int) []proposal {
 			first += " " + ss[k+1].plain
 			title, rest = itemTitle(s.raw, first)
 		}
-		if isQuestion(lowerASCII(first)) {
-			continue
+		if isQuestion(lowerASCII(first)) || asksOpen(s) {
+			continue // "Things to decide: whether you want trace IDs in logs"
 		}
 		p := proposal{msg: j, item: s.item, list: list, label: s.label, option: optionList, name: title, body: rest, topic: s.section,
 			pathy: looksLikeFile(strings.Trim(title, "` ")), set: newTokenSet(lowerASCII(first))}

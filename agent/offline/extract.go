@@ -737,7 +737,7 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 	var best sentence
 	bestN := 0
 	for _, s := range t.sents[j] {
-		if isQuestion(s.lower) || words(s.plain) < 4 || hedgeRE.MatchString(s.lower) {
+		if isQuestion(s.lower) || words(s.plain) < 4 || hedgeRE.MatchString(s.lower) || asksOpen(s) {
 			continue
 		}
 		n := looseOverlap(want, t.wordsOf(s))
@@ -748,6 +748,17 @@ func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 		}
 	}
 	return best, bestN >= max(1, (len(want)+1)/2)
+}
+
+// openSectionRE is the label of a list of what is still to decide
+// ("Things to decide:", "Open questions").
+var openSectionRE = regexp.MustCompile(`\b(?:to decide|open questions?|questions for you|undecided)\b`)
+
+// asksOpen reports whether s asks rather than proposes without a question
+// mark: "whether you want trace IDs in your logs", or any item of a list
+// of what is still to decide.
+func asksOpen(s sentence) bool {
+	return hasWordPrefix(s.lower, "whether") || s.bullet && s.section != "" && openSectionRE.MatchString(s.section)
 }
 
 // supportRank ranks sentences that could be what a terse answer accepts:

@@ -540,3 +540,23 @@ func TestFirstTwoPicks(t *testing.T) {
 	x = extractT(t, u("LCP is 4 seconds."), reply, u("all three"))
 	checkDecisions(t, x, [][]string{{"sizes"}, {"Preload the hero image"}, {"ISR"}}, nil)
 }
+
+// TestOpenQuestionsAreNoProposals checks that items of a list of what is
+// still to decide ("Things to decide:", "whether you want …") are not what
+// a terse answer accepts, and that an option whose description tells the
+// reader how it works ("you ask the system …") is decided by its name.
+func TestOpenQuestionsAreNoProposals(t *testing.T) {
+	x := extractT(t,
+		u("We need tracing in the API."),
+		a("Export OTLP to the node-local collector.\n\nThings to decide:\n- sampling rate\n- whether you want trace IDs in your logs"),
+		u("trace ids in logs yes. keep everything for now."),
+	)
+	checkDecisions(t, x, [][]string{{"Trace ids in logs"}}, [][]string{{"Whether"}, {"Sampling rate"}})
+
+	x = extractT(t,
+		u("The feed should refresh in the background."),
+		a("Two options:\n1. **BGAppRefreshTask**: you ask the system to wake the app no earlier than some date.\n2. **Silent push**: the server wakes the app when news happens."),
+		u("1"),
+	)
+	checkDecisions(t, x, [][]string{{"BGAppRefreshTask"}}, [][]string{{"you ask the system"}})
+}
