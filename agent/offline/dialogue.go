@@ -89,7 +89,7 @@ func (p *proposal) decision() string {
 		// only lists files.
 		return ""
 	}
-	if len(tokens(lowerASCII(text))) < 2 || !p.option && !actionable(mainClause(verb)) {
+	if len(tokens(lowerASCII(text))) < 2 && !(p.option && text == p.name) || !p.option && !actionable(mainClause(verb)) {
 		return ""
 	}
 	p.text = tidy(firstWords(text, 20))
