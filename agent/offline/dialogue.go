@@ -84,7 +84,7 @@ func (p *proposal) decision() string {
 		text = rest
 	}
 	verb := strings.TrimPrefix(text, p.name+": ")
-	if lt := lowerASCII(text); adviseAgainstRE.MatchString(lt) || len(tokens(lowerASCII(stripPaths(text)))) == 0 {
+	if lt := lowerASCII(text); containsAny(lt, " not ", "wouldn't") && adviseAgainstRE.MatchString(lt) || strings.ContainsAny(text, "./") && len(tokens(lowerASCII(stripPaths(text)))) == 0 {
 		// "I'd not do it" advises against; "CHANGELOG.md, README.md"
 		// only lists files.
 		return ""
@@ -1239,7 +1239,8 @@ var (
 // have, from the one whose label the clause names ("the power list"), else
 // the last of them.
 func rangePicks(lc string, props []proposal) []int {
-	if !strings.ContainsAny(lc, "0123456789") && !containsAny(lc, "all ", "first ", "top ") {
+	if !strings.ContainsAny(lc, "0123456789") && !containsAny(lc, " two", " three", " four", " five", " six") ||
+		!strings.ContainsAny(lc, "-–") && !containsAny(lc, " to ", "through", "all ", "first ", "top ") {
 		return nil
 	}
 	loc := rangeRE.FindStringSubmatchIndex(lc)
@@ -1552,6 +1553,9 @@ var refusedObjectRE = regexp.MustCompile(`^(?:(?:yeah|yes|ok|okay|so|and|then|ac
 // refusedObject returns the name of what a clause turns down, lower-cased,
 // or "" when it turns down nothing by name.
 func refusedObject(lc string) string {
+	if !containsAny(lc, "drop ", "skip ", "forget ", "scrap ", "ditch ", "remove ", "kill ", "no ") {
+		return ""
+	}
 	m := refusedObjectRE.FindStringSubmatch(lc)
 	if m == nil || len(m[1]) < 4 || pointerWords[m[1]] || genericWords[m[1]] {
 		return ""
@@ -1562,12 +1566,22 @@ func refusedObject(lc string) string {
 // takeBack removes the decisions of user messages before message i that
 // the user made in words naming obj ("yes do fetch", later "drop fetch").
 func takeBack(t *transcript, cands []*candidate, i int, obj string) {
+	objSet := newTokenSet(obj)
+	said := map[int]bool{} // user messages before i that name obj
 	for _, c := range cands {
-		if c.removed || c.msg >= i || looseOverlap(newTokenSet(obj), c.subject) == 0 {
+		if c.removed || c.msg >= i {
 			continue
 		}
 		for _, m := range c.Sources {
-			if m < i && t.msgs[m].Role == agent.RoleUser && namesWords(lowerASCII(t.msgs[m].Content), obj) {
+			if m >= i || t.msgs[m].Role != agent.RoleUser {
+				continue
+			}
+			names, ok := said[m]
+			if !ok {
+				names = namesWords(lowerASCII(t.msgs[m].Content), obj)
+				said[m] = names
+			}
+			if names && looseOverlap(objSet, c.subject) > 0 {
 				c.removed = true
 				break
 			}
@@ -1679,7 +1693,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isInjection(lc) {
 					continue
 				}
-				if asideRE.MatchString(lc) {
+				if isAside(lc) {
 					// "Separate issue —", "I'll look into 2071": the user
 					// turns to something else or takes a task away.
 					continue
@@ -2022,6 +2036,15 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 // topic ("separate issue", "side note") or a task the user takes on to find
 // something out ("I'll look into it", "let me check").
 var asideRE = regexp.MustCompile(`^(?:(?:ok|okay|also|and|so|oh)\W+)*(?:(?:a )?separate (?:issue|question|thing|topic)|side note|unrelated|fyi|update)\W*$|\b(?:i'll|i will|we'll|let me|i need to|i have to) (?:look into|check|ask|find out|think about|see|get back|dig into|investigate)\b`)
+
+// isAside reports whether lower-cased clause lc is an aside, as asideRE
+// reads one; it tries the pattern only on clauses with one of its words.
+func isAside(lc string) bool {
+	if words(lc) <= 5 && containsAny(lc, "separate", "side note", "unrelated", "fyi", "update") {
+		return asideRE.MatchString(lc)
+	}
+	return containsAny(lc, "i'll ", "we'll ", "i will ", "let me ", "i need ", "i have ") && asideRE.MatchString(lc)
+}
 
 // retractRE is a clause that takes back what the user just decided ("ok,
 // scratch that", "never mind").

@@ -202,7 +202,10 @@ var (
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right for_now`)
 	reversalCues = cues(`change_of_plan after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
-	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$|,\s*\(([a-h])\)[.!]?$`)
+	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$`)
+	// trailLabelRE is an option's letter ending a sentence: "so we need
+	// the real restart, (b)".
+	trailLabelRE = regexp.MustCompile(`,\s*\(([a-h])\)[.!]?$`)
 	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
 	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
@@ -402,11 +405,15 @@ func userClauses(s string) []string {
 	if strings.Contains(lowerASCII(s), "let") {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
 	}
-	if strings.Contains(s, ", ") {
+	if strings.Contains(s, ", ") && containsAny(lowerASCII(s), "yes", "yep", "yeah", "ok") {
 		// "yes migrate, yes validate": two answers; "yes to all that,
 		// 3.4 too": the plan, then more.
-		s = yesSplitRE.ReplaceAllString(s, "\x00$1")
-		s = yesAllSplitRE.ReplaceAllString(s, "$1\x00")
+		if yesSplitRE.MatchString(s) {
+			s = yesSplitRE.ReplaceAllString(s, "\x00$1")
+		}
+		if yesAllSplitRE.MatchString(s) {
+			s = yesAllSplitRE.ReplaceAllString(s, "$1\x00")
+		}
 	}
 	parts := []string{s}
 	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {
@@ -519,8 +526,13 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	content := cutLike(c, body)
 
 	// "option 2", "(b)", "go with 1": the option of the assistant's list.
-	if g := optionRefRE.FindStringSubmatch(body); g != nil && prev >= 0 {
-		label := g[1] + g[2] + g[3] + g[4] + g[5] + g[6]
+	refRE := optionRefRE
+	g := optionRefRE.FindStringSubmatch(body)
+	if g == nil && strings.HasSuffix(strings.TrimRight(body, ".!"), ")") {
+		refRE, g = trailLabelRE, trailLabelRE.FindStringSubmatch(body)
+	}
+	if g != nil && prev >= 0 {
+		label := strings.Join(g[1:], "")
 		if ai, opt, ok := findOption(t, i, label); ok {
 			d.group = listGroup(ai, 0)
 			props := t.assistantProposals(ai)
@@ -534,7 +546,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 				}
 			}
 			d.Sources = []int{ai, i}
-			rest := strings.TrimSpace(optionRefRE.ReplaceAllString(body, ""))
+			rest := strings.TrimSpace(refRE.ReplaceAllString(body, ""))
 			if len(tokens(rest)) >= 3 && !namesOption(rest, opt) {
 				d.Content = tidy(cutLike(c, rest))
 			} else {
