@@ -1225,8 +1225,8 @@ var factTagRE = regexp.MustCompile(`,\s*(?:i assume|i presume|i guess|i take it|
 // reportedAskRE finds a question reported rather than asked.
 var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
 
-// rangeRE is a range of item numbers ("1-4", "2 to 5") or all of a
-// list's items by their count ("all 5"); rangeTail is what may follow it
+// rangeRE is a range of item numbers ("1-4", "2 to 5") or the first or
+// all items of a list by their count ("all 5", "first two"); rangeTail is what may follow it
 // when it counts items rather than quantities ("1-4 from the power list",
 // not "2-3 days").
 var (
@@ -1420,21 +1420,24 @@ func echoItems(lc string, props []proposal) []int {
 // no option) that a short clause accepts by a word only it has ("yes
 // migrate" after "… unless we migrate it: copy it over on first load"),
 // or -1 when none or several have the clause's words.
-func echoProse(t *transcript, lc string, props []proposal) int {
+func echoProse(lc string, props []proposal) int {
+	return echoUnique(lc, props, func(p *proposal) bool { return p.item < 0 && !p.option && p.decision() != "" })
+}
+
+// echoUnique returns the one proposal of props that fits and has a
+// distinctive word of a short clause in what it says, or -1 when none or
+// several do.
+func echoUnique(lc string, props []proposal, fits func(*proposal) bool) int {
 	best := -1
 	for w := range newTokenSet(lc) {
-		if len(w) < 4 || pickFill[w] || yesCues.match(w) || genericWords[w] || pickWords.match(w) {
+		if len(w) < 4 || pickFill[w] || yesCues.match(w) || pointerWords[w] || genericWords[w] || pickWords.match(w) {
 			continue
 		}
 		for k := range props {
-			p := &props[k]
-			if p.item >= 0 || p.option {
+			if _, ok := props[k].set[w]; !ok || !fits(&props[k]) {
 				continue
 			}
-			if _, ok := p.set[w]; !ok {
-				continue
-			}
-			if best >= 0 && best != k || p.decision() == "" {
+			if best >= 0 && best != k {
 				return -1
 			}
 			best = k
@@ -1525,25 +1528,7 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody
 // short clause in what it says, not only in its name ("the JObject thing"
 // for "Untyped JSON tree: load into a JObject"), or -1.
 func echoOptionBody(lc string, props []proposal) int {
-	best := -1
-	for w := range newTokenSet(lc) {
-		if len(w) < 4 || pickFill[w] || pointerWords[w] || genericWords[w] || pickWords.match(w) {
-			continue
-		}
-		for k, p := range props {
-			if !p.option {
-				continue
-			}
-			if _, ok := p.set[w]; !ok {
-				continue
-			}
-			if best >= 0 && best != k {
-				return -1
-			}
-			best = k
-		}
-	}
-	return best
+	return echoUnique(lc, props, func(p *proposal) bool { return p.option })
 }
 
 // refusedObjectRE is a clause that turns down something by name: "drop
@@ -1879,7 +1864,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					cands = append(cands, d)
 				} else if d := labelledAnswer(t, i, prev, c, lc); d != nil {
 					cands = append(cands, d)
-				} else if k := echoProse(t, lc, props); k >= 0 && len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {
+				} else if k := echoProse(lc, props); k >= 0 && len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {
 					// "yes migrate": a recommendation in prose, by its word.
 					picked[k] = max(picked[k], 0.7)
 				}
