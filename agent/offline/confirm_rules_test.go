@@ -123,9 +123,9 @@ func TestScratchThatRetracts(t *testing.T) {
 		a("Two ways forward:\n\n- (a) **Clean up and rerun.** A first step deletes the day's rows, and a failed run always starts over.\n- (b) **Real restart.** A persistent job repository and a reader that saves its position."),
 		u("Let's do (a) for now, we're short on time."),
 		a("OK, for (a) the cleanup step runs before the main step."),
-		u("Ok, scratch that. A rerun takes 50 minutes and we miss the cutoff. So we need the real restart, (b)."),
+		u("Ok, scratch that. A rerun takes 50 minutes and we miss the cutoff. So we need the full real restart, (b)."),
 	)
-	checkDecisions(t, x, [][]string{{"Real restart"}}, [][]string{{"Clean up and rerun"}, {"cleanup step"}})
+	checkDecisions(t, x, [][]string{{"Real restart", "persistent job repository"}}, [][]string{{"Clean up and rerun"}, {"cleanup step"}, {"we need"}})
 }
 
 // TestDropByNameTakesBack checks that "drop fetch" takes back a decision

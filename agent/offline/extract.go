@@ -478,25 +478,6 @@ var negatedVerdictRE = regexp.MustCompile(`\b(?:not|isn't|aren't|wasn't|never|no
 // "do the csv thing too", "let's do the resetreas one".
 var doThingRE = regexp.MustCompile(`^(?:let'?s |please )?do the [\w .+/-]{2,30}? (?:thing|one|part|bit|idea|change|fix|approach)(?: too| as well| also)?[.!]*$`)
 
-// namesOption reports whether what a clause says beside an option's label
-// ("we need the real restart, (b)") only names the option ("Real restart:
-// persistent job repository, …"): every word of its name is in the clause.
-func namesOption(rest, opt string) bool {
-	name, _, ok := strings.Cut(opt, ": ")
-	if !ok {
-		return false
-	}
-	said := newTokenSet(lowerASCII(rest))
-	n := 0
-	for _, w := range tokens(lowerASCII(name)) {
-		if _, ok := said[stem(w)]; !ok {
-			return false
-		}
-		n++
-	}
-	return n > 0
-}
-
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
@@ -536,18 +517,24 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		if ai, opt, ok := findOption(t, i, label); ok {
 			d.group = listGroup(ai, 0)
 			props := t.assistantProposals(ai)
+			var name tokenSet // the option's name, when it has one
 			for k, p := range props {
 				if p.label == label && p.option {
 					d.group = listGroup(ai, p.list)
 					if text := props[k].decision(); text != "" {
 						opt = text // the option as its pick would say it
 					}
+					if p.name != "" {
+						name = p.title
+					}
 					break
 				}
 			}
 			d.Sources = []int{ai, i}
 			rest := strings.TrimSpace(refRE.ReplaceAllString(body, ""))
-			if len(tokens(rest)) >= 3 && !namesOption(rest, opt) {
+			// "we need the real restart, (b)": words that only name the
+			// option say no more than the option does.
+			if len(tokens(rest)) >= 3 && !(name != nil && namesAll(newTokenSet(rest), name)) {
 				d.Content = tidy(cutLike(c, rest))
 			} else {
 				d.Content = tidy(firstWords(opt, 30))
