@@ -19,6 +19,10 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	entitlements xcconfig pbxproj storyboard xib xcscheme rbs rbi bicep bicepparam dvc astro groovy hbs ejs
 	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol`)
 
+// toolConfigRE is a tool's settings in its dot folder: .dvc/config,
+// .cargo/config.
+var toolConfigRE = regexp.MustCompile(`^\.[A-Za-z][A-Za-z-]*/(?:config|settings)$`)
+
 // knownFiles are file names without an extension that still name a file.
 var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile
 	Gemfile Rakefile Vagrantfile Justfile Taskfile Brewfile Caddyfile Tiltfile LICENSE CODEOWNERS
@@ -190,8 +194,7 @@ func looksLikeFile(p string) bool {
 	if isDotfile(base) || strings.HasPrefix(base, ".env.") {
 		return true // .env.production too
 	}
-	// A tool's settings in its dot folder: .dvc/config, .cargo/config.
-	if dir, name, ok := strings.Cut(p, "/"); ok && len(dir) > 1 && dir[0] == '.' && isWord(strings.ReplaceAll(dir[1:], "-", "")) && (name == "config" || name == "settings") {
+	if toolConfigRE.MatchString(p) {
 		return true
 	}
 	// A template (config.h.in, boot.cmd.in) is named by the file it makes.
@@ -235,16 +238,6 @@ var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?
 // isDotfile reports whether base names a configuration dotfile.
 func isDotfile(base string) bool {
 	return len(base) > 2 && base[0] == '.' && dotfileRE.MatchString(base)
-}
-
-// isWord reports whether s is made of ASCII letters only.
-func isWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i] | 0x20; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // upperCount returns the number of upper-case ASCII letters in s.
