@@ -29,10 +29,7 @@ func TestFileNamesWithPlusAndDotfiles(t *testing.T) {
 		a("Add `.ruby-version` and a `.envrc`, and put the layout fetch in `web/routes/+layout.ts`. Then call `.then` on the promise."),
 		u("yes"),
 	)
-	var got []string
-	for _, f := range x.FilesReferenced {
-		got = append(got, f.Path)
-	}
+	got := pathsOf(x)
 	for _, want := range []string{".ruby-version", ".envrc", "web/routes/+layout.ts"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("%s missing from %q", want, got)
@@ -52,10 +49,7 @@ func TestPastedNoteToAIAndLeftAlone(t *testing.T) {
 		a("Cap the retries in `src/sync/retry.rs` at 8 and log the body. Should `src/sync/queue.rs` change too?"),
 		u("just retry.rs. leave queue.rs alone."),
 	)
-	var got []string
-	for _, f := range x.FilesReferenced {
-		got = append(got, f.Path)
-	}
+	got := pathsOf(x)
 	if !slices.Equal(got, []string{"src/sync/retry.rs"}) {
 		t.Errorf("files = %q, want only src/sync/retry.rs", got)
 	}
@@ -121,10 +115,7 @@ func TestFileRulesFromSecondBlindRound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := extractT(t, tt.msgs...)
-			var got []string
-			for _, f := range x.FilesReferenced {
-				got = append(got, f.Path)
-			}
+			got := pathsOf(x)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("files = %q, want %q", got, tt.want)
 			}

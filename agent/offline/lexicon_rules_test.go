@@ -133,10 +133,7 @@ func TestMoreFileKinds(t *testing.T) {
 		a("Files:\n- `sig/app/rule.rbs` — new\n- `infra/queue.bicep` — add the session queue\n- `data/raw.dvc` — tracks the images\n- `src/pages/news/[slug].astro` — GROQ query\n- `Steepfile` — new\n- `.dvc/config` — the remote\n\n"+
 			"The cache lives in `.dvc/cache`. Not touched: `config/base.py`, `jobs/tasks.py`. `lib/queue.h` is reused as is, and `app/Note.kt` stays as it is."),
 	)
-	var got []string
-	for _, f := range x.FilesReferenced {
-		got = append(got, f.Path)
-	}
+	got := pathsOf(x)
 	want := []string{"sig/app/rule.rbs", "infra/queue.bicep", "data/raw.dvc", "src/pages/news/[slug].astro", "Steepfile", ".dvc/config"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("files=%q\nwant  %q", got, want)

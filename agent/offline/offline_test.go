@@ -35,6 +35,15 @@ func extractT(t *testing.T, msgs ...agent.TranscriptMessage) agent.Extraction {
 	return x
 }
 
+// pathsOf returns the paths of the files x references, in its order.
+func pathsOf(x agent.Extraction) []string {
+	var out []string
+	for _, f := range x.FilesReferenced {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
 // hasDecision reports whether a decision contains all of the words.
 func hasDecision(x agent.Extraction, words ...string) bool {
 	for _, d := range x.Decisions {
