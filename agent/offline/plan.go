@@ -368,10 +368,18 @@ func (pl *offlinePlan) openQuestions() []string {
 			qs = append(qs, fmt.Sprintf("Is %s really decided? It was extracted with confidence %.1f.", d.Label, *d.Confidence))
 		}
 	}
+	var unused []string
 	for j, f := range hc.FilesReferenced {
 		if len(pl.uses[j]) == 0 {
-			qs = append(qs, fmt.Sprintf("Is %s in scope? No decision mentions it.", codeSpan(f.Path)))
+			unused = append(unused, codeSpan(f.Path))
 		}
+	}
+	switch len(unused) {
+	case 0:
+	case 1:
+		qs = append(qs, fmt.Sprintf("Is %s in scope? No decision mentions it.", unused[0]))
+	default:
+		qs = append(qs, fmt.Sprintf("Are %s in scope? No decision mentions them.", andList(unused)))
 	}
 	for _, r := range hc.Risks {
 		if oneLine(r.Mitigation) == "" && r.Severity != "low" {
@@ -427,4 +435,12 @@ func capitalise(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// andList joins items as prose: "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

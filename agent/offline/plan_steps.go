@@ -25,8 +25,10 @@ var (
 	testStepRE = regexp.MustCompile(`^(?:add |write |cover |extend )?(?:an? )?(?:unit |integration |end-to-end |e2e |load |request |smoke )?tests?\b|\btests? (?:for|of|that|in)\b`)
 	// afterRE finds "after X", "once X" or "when X is done" in a decision.
 	afterRE = regexp.MustCompile(`\b(?:after|once|following)\s+(.{4,80}?)(?:[,;.]|$)`)
-	// firstRE marks a decision said to come first.
-	firstRE = regexp.MustCompile(`\b(?:first|before anything|before all)\b`)
+	// firstRE marks a decision said to come first as a whole: it opens or
+	// ends with "first" ("first, back up the table", "merge on id first").
+	// "loaders first" inside a decision orders its own parts, not the plan.
+	firstRE = regexp.MustCompile(`^(?:first|start with|begin with)\b|\bfirst[.!]?$|\bbefore (?:anything|all)\b`)
 )
 
 // order returns the decisions in the order their steps should run, and for

@@ -290,3 +290,39 @@ func TestPlanUsesTheAgreedMitigation(t *testing.T) {
 		t.Errorf("a decision with files is asked about:\n%s", md)
 	}
 }
+
+func TestPlanFirstOrdersOnlyAWholeStep(t *testing.T) {
+	hc := agent.HandoffContext{
+		Decisions: []agent.ContextDecision{
+			{Label: "D1", Content: "Retry the loader assets three times with exponential backoff."},
+			{Label: "D2", Content: "Migrate gradually, loaders first, one script at a time."},
+			{Label: "D3", Content: "Make load_stripe upsert on the charge id first."},
+		},
+	}
+	md := planOf(hc)
+	for _, later := range []string{"D1", "D2"} {
+		if i, j := stepIndex(md, "D3"), stepIndex(md, later); i < 0 || j < 0 || i > j {
+			t.Errorf("D3 ends with \"first\" but does not come before %s:\n%s", later, md)
+		}
+	}
+	if n := strings.Count(md, "(it comes first)"); n != 2 {
+		t.Errorf("%d steps wait for one that comes first, want 2 (D1 and D2 wait for D3, nothing waits for D2):\n%s", n, md)
+	}
+}
+
+func TestPlanAsksOnceAboutFilesNoDecisionNeeds(t *testing.T) {
+	hc := agent.HandoffContext{
+		Decisions: []agent.ContextDecision{{Label: "D1", Content: "Rate-limit logins in auth/login.go."}},
+		FilesReferenced: []agent.ContextFile{
+			{Path: "auth/login.go", Relevance: "high", Context: "The login handler"},
+			{Path: "run.sh", Relevance: "low", Context: "Starts the server"},
+			{Path: "deploy/app.yaml", Relevance: "low", Context: "Deployment"},
+			{Path: "docs/ops.md", Relevance: "low", Context: "Runbook"},
+		},
+	}
+	md := planOf(hc)
+	want := "- Are `run.sh`, `deploy/app.yaml` and `docs/ops.md` in scope? No decision mentions them."
+	if !strings.Contains(md, want) || strings.Contains(md, "Is `run.sh` in scope") {
+		t.Errorf("plan does not ask once about the three unused files (want %q):\n%s", want, md)
+	}
+}
