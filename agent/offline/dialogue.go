@@ -332,14 +332,14 @@ func parseProposals(t *transcript, j int) []proposal {
 	return out
 }
 
-// loneNumberedItem returns the item of a message's only numbered list
-// item, or -2 when it has none or several items.
-func loneNumberedItem(ss []sentence) int {
+// loneLabelledItem returns the item of a message's only numbered or
+// lettered list item, or -2 when it has none or several items.
+func loneLabelledItem(ss []sentence) int {
 	item := -2
 	for _, s := range ss {
 		switch {
 		case s.item < 0 || s.item == item:
-		case item == -2 && s.label != "" && s.label[0] >= '0' && s.label[0] <= '9':
+		case item == -2 && s.label != "":
 			item = s.item
 		default:
 			return -2
@@ -1656,13 +1656,19 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		said := ""    // the last statement of the message, for "memoize it"
 		refused := "" // the last clause of the message that refuses something
 		before := len(cands)
-		lonePick := loneNumberedItem(t.sents[i])
+		lonePick := loneLabelledItem(t.sents[i])
 		for _, s := range t.sents[i] {
 			text := s.plain
-			if s.first && s.item == lonePick && prev >= 0 {
+			switch {
+			case !s.first || s.item != lonePick || prev < 0:
+			case s.label[0] >= '0' && s.label[0] <= '9':
 				// "2. and 1-4 from the power list": a reply opening with a
 				// number picks that option; it starts no list of one.
 				text = s.label + "\x00" + text
+			default:
+				// "(a) for the secrets": the letter picks option (a); what
+				// follows says what the option is for.
+				text = "(" + s.label + ") " + text
 			}
 			for _, c := range userClauses(text) {
 				if lc := lowerASCII(c); (strings.Contains(lc, " is ") || strings.Contains(lc, " are ")) && isAreRE.MatchString(c) {

@@ -502,6 +502,18 @@ func TestRangePicks(t *testing.T) {
 	checkDecisions(t, x, nil, [][]string{{"SPI clock"}, {"UART"}})
 }
 
+// TestLetterOpeningReplyPicks checks that a reply opening with a lettered
+// label ("(a) for the secrets") picks that option, and that the words after
+// the label do not pick another option that shares one of them.
+func TestLetterOpeningReplyPicks(t *testing.T) {
+	x := extractT(t,
+		u("The service reads its config from YAML now. Where do the secrets go?"),
+		a("For the two secrets:\n- (a) keep them as env vars, read by name after the file is loaded\n- (b) `${VAR}` placeholders in the YAML, expanded before decoding\n- (c) mount the Secret as files and put their paths in the YAML\n\nWhich one?"),
+		u("(a) for the secrets. and keep env overrides for every field."),
+	)
+	checkDecisions(t, x, [][]string{{"env vars", "read by name"}, {"env overrides"}}, [][]string{{"mount the Secret"}, {"placeholders"}})
+}
+
 // TestFileListIsNoDecision checks that accepting a list of the files a
 // change touches ("`a.go` — new, holds X") adds no decision per file: what
 // each file gets is the work of the decisions already taken.
