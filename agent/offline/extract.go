@@ -415,6 +415,9 @@ func userClauses(s string) []string {
 			s = yesAllSplitRE.ReplaceAllString(s, "$1\x00")
 		}
 	}
+	if strings.Contains(s, ", and ") {
+		s = andVerbSplit(s)
+	}
 	parts := []string{s}
 	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {
 		parts = clauseSplitRE.Split(s, -1)
@@ -435,6 +438,29 @@ func userClauses(s string) []string {
 		out = append(out, c)
 	}
 	return out
+}
+
+// andVerbSplit marks ", and " before an instruction as a clause break:
+// "Retries on the loaders only, and make load_stripe merge on charge id
+// first" says two things, the second an instruction of its own.
+func andVerbSplit(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, ", and ")
+		if i < 0 {
+			break
+		}
+		rest := s[i+len(", and "):]
+		b.WriteString(s[:i])
+		if imperative(lowerASCII(rest)) {
+			b.WriteString("\x00")
+		} else {
+			b.WriteString(", and ")
+		}
+		s = rest
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // refuseLabelRE is a clause that turns down an option by its label

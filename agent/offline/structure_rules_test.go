@@ -514,6 +514,21 @@ func TestLetterOpeningReplyPicks(t *testing.T) {
 	checkDecisions(t, x, [][]string{{"env vars", "read by name"}, {"env overrides"}}, [][]string{{"mount the Secret"}, {"placeholders"}})
 }
 
+// TestAndInstructionIsAClause checks that ", and <instruction>" starts a
+// clause of its own: the instruction is a decision even when what comes
+// before it is not, and ", and the X too" does not split.
+func TestAndInstructionIsAClause(t *testing.T) {
+	x := extractT(t,
+		u("Our ELT scripts run from cron and fail silently."),
+		a("A retry policy on the loader assets retries after 2, 6 and 14 minutes. Are the loaders idempotent?"),
+		u("stripe appends, lol. Retries on the loaders only, and make load_stripe merge on charge id first."),
+	)
+	checkDecisions(t, x, [][]string{{"merge on charge id"}}, nil)
+	if got := userClauses("Sessions in Redis, and the cookie too"); len(got) != 1 {
+		t.Errorf("userClauses split a clause without an instruction after \", and\": %q", got)
+	}
+}
+
 // TestFileListIsNoDecision checks that accepting a list of the files a
 // change touches ("`a.go` — new, holds X") adds no decision per file: what
 // each file gets is the work of the decisions already taken.
