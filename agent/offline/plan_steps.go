@@ -226,6 +226,8 @@ var doneKinds = []struct {
 	check string
 }{
 	{testStepRE, "the tests for “%s” run in CI, pass, and fail when the behaviour they cover is removed"},
+	// "Keep wkhtmltopdf for now": nothing to build, only to keep true.
+	{regexp.MustCompile(`^(?:keep|stay|stick|leave|continue)\b`), "the other steps are in and “%s” still holds: nothing in the diff replaces it"},
 	{regexp.MustCompile(`\b(?:migrat\w*|schema|table|column|index|backfill)\b`), "the migration for “%s” applies and rolls back cleanly on a copy of the real data"},
 	{regexp.MustCompile(`\b(?:remove|delete|drop|retire)\b`), "nothing references what “%s” takes away, and the build and tests pass"},
 	{regexp.MustCompile(`\b(?:endpoint|route|api|request|response|header|status|[1-5]\d\d)\b`), "an integration test sends a request and gets back what “%s” promises"},

@@ -326,3 +326,16 @@ func TestPlanAsksOnceAboutFilesNoDecisionNeeds(t *testing.T) {
 		t.Errorf("plan does not ask once about the three unused files (want %q):\n%s", want, md)
 	}
 }
+
+func TestPlanDoneWhenForAKeepDecision(t *testing.T) {
+	md := planOf(agent.HandoffContext{Decisions: []agent.ContextDecision{
+		{Label: "D1", Content: "Keep generating PDFs with wkhtmltopdf for now."},
+		{Label: "D2", Content: "Render invoices from the existing template in Go."},
+	}})
+	if want := "- Done when: the other steps are in and “Keep generating PDFs with wkhtmltopdf for now” still holds: nothing in the diff replaces it."; !strings.Contains(md, want) {
+		t.Errorf("a decision to keep something is not done when it still holds (want %q):\n%s", want, md)
+	}
+	if strings.Contains(md, "a test exercises “Keep") {
+		t.Errorf("a decision to keep something asks for a test of the change:\n%s", md)
+	}
+}
