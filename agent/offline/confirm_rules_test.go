@@ -144,6 +144,19 @@ func TestDropByNameTakesBack(t *testing.T) {
 	checkDecisions(t, x, [][]string{{"meta at track time"}}, [][]string{{"fetch callback"}, {"Fetch reads the users table"}})
 }
 
+// TestNotByNameTakesBack checks that "so not db 1" takes back what the
+// user accepted earlier in those words, as "drop X" does.
+func TestNotByNameTakesBack(t *testing.T) {
+	x := extractT(t,
+		u("Sessions live in memory and users get logged out on every deploy."),
+		a("Move sessions to Redis with connect-redis. Which Redis?"),
+		u("Redis: just use the existing cache instance, db 1."),
+		a("Then set the key prefix to sess: and keep the TTL equal to the cookie's maxAge."),
+		u("ok. Also, ops replied: they want a separate node for sessions. So not db 1 — SESSION_REDIS_URL points at the new node."),
+	)
+	checkDecisions(t, x, [][]string{{"key prefix"}}, [][]string{{"db 1"}})
+}
+
 // TestDoTheThing checks that "do the X thing" takes the proposal that
 // names X, in its words and without its linking word ("Separately, …").
 func TestDoTheThing(t *testing.T) {

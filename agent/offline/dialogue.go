@@ -1533,12 +1533,12 @@ func echoOptionBody(lc string, props []proposal) int {
 
 // refusedObjectRE is a clause that turns down something by name: "drop
 // fetch", "ok, skip the sweeper thing".
-var refusedObjectRE = regexp.MustCompile(`^(?:(?:yeah|yes|ok|okay|so|and|then|actually|hm+)\W+)*(?:drop|skip|forget|scrap|ditch|remove|kill|no)\s+(?:the\s+)?([a-z0-9_./+-]+(?:\s+[a-z0-9_./+-]+){0,2}?)(?:\s+(?:thing|idea|part|bit))?\s*(?:[,.;!]|$)`)
+var refusedObjectRE = regexp.MustCompile(`^(?:(?:yeah|yes|ok|okay|so|and|then|actually|hm+)\W+)*(?:drop|skip|forget|scrap|ditch|remove|kill|no|not)\s+(?:the\s+)?([a-z0-9_./+-]+(?:\s+[a-z0-9_./+-]+){0,2}?)(?:\s+(?:thing|idea|part|bit))?\s*(?:[,.;!]|$)`)
 
 // refusedObject returns the name of what a clause turns down, lower-cased,
 // or "" when it turns down nothing by name.
 func refusedObject(lc string) string {
-	if !containsAny(lc, "drop ", "skip ", "forget ", "scrap ", "ditch ", "remove ", "kill ", "no ") {
+	if !containsAny(lc, "drop ", "skip ", "forget ", "scrap ", "ditch ", "remove ", "kill ", "no ", "not ") {
 		return ""
 	}
 	m := refusedObjectRE.FindStringSubmatch(lc)
