@@ -919,9 +919,10 @@ func labelledOption(t *transcript, i int, label string) (proposal, bool) {
 // or a sentence ("do a rewrite" has an article, no label).
 var takeWords = wordSet(`do take pick choose your with`)
 
-// leadLetterRE is a clause that opens with a letter and a comma or colon
-// ("b, heartbeat", "(a): the replica").
-var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?[,:]\s+(\S+)`)
+// leadLetterRE is a clause that opens with a letter and a comma, a colon
+// or what the option is for ("b, heartbeat", "(a): the replica", "b for
+// dates").
+var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?(?:[,:]|\s+for)\s+(\S+)`)
 
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.

@@ -512,6 +512,14 @@ func TestLetterOpeningReplyPicks(t *testing.T) {
 		u("(a) for the secrets. and keep env overrides for every field."),
 	)
 	checkDecisions(t, x, [][]string{{"env vars", "read by name"}, {"env overrides"}}, [][]string{{"mount the Secret"}, {"placeholders"}})
+
+	// "b for dates": a letter, then what the option is for.
+	x = extractT(t,
+		u("Hydration mismatch on every date: server and client format in different time zones."),
+		a("Two ways out:\n- (a) Render dates only on the client, in onMount.\n- (b) Tell the server the user's time zone in a tz cookie and format dates with it on both sides.\n\nWhich?"),
+		u("b for dates. the tooltip ids are random too"),
+	)
+	checkDecisions(t, x, [][]string{{"tz cookie"}}, [][]string{{"only on the client"}})
 }
 
 // TestAndInstructionIsAClause checks that ", and <instruction>" starts a
