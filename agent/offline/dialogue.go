@@ -30,6 +30,10 @@ type proposal struct {
 	title  tokenSet // the words of its name ("Dedup table"), for echoes
 	option bool     // one of several alternatives, accepted only when picked
 	pathy  bool     // an item about a file ("`a.go`: new, holds X")
+	// heads marks a numbered item that only names what the lettered
+	// options under it decide ("3. Row-level restrictions:"): accepting
+	// "all of it" does not accept it.
+	heads bool
 
 	// name and body are the item's name ("Dedup table") and what it says
 	// about it; a prose recommendation has only a body.
@@ -229,11 +233,12 @@ func (t *transcript) assistantProposals(j int) []proposal {
 func parseProposals(t *transcript, j int) []proposal {
 	ss := t.sents[j]
 	var out []proposal
-	lead := ""                      // the prose sentence before the current list
-	optionList := false             // the current list offers alternatives
-	list := -1                      // index of the current list in the message
-	offers := false                 // the message has introduced alternatives
-	parentNum, parentList := "", -1 // the numbered item lettered items sit under
+	lead := ""                         // the prose sentence before the current list
+	optionList := false                // the current list offers alternatives
+	list := -1                         // index of the current list in the message
+	offers := false                    // the message has introduced alternatives
+	parentNum, parentList := "", -1    // the numbered item lettered items sit under
+	parentAt, parentNames := -1, false // its proposal in out; it ends in a colon
 	for k := 0; k < len(ss); k++ {
 		s := ss[k]
 		if isInjection(s.lower) || notDecision.match(s.lower) || cautionCues.match(s.lower) {
@@ -312,9 +317,11 @@ func parseProposals(t *transcript, j int) []proposal {
 		// a numbered one are alternatives for it.
 		switch {
 		case s.label != "" && s.label[0] >= '0' && s.label[0] <= '9':
-			parentNum, parentList = s.label, list
+			parentNum, parentList, parentAt = s.label, list, len(out)
+			parentNames = strings.HasSuffix(strings.TrimSpace(first), ":")
 		case s.label != "" && parentNum != "" && parentList == list:
 			p.option = true
+			out[parentAt].heads = parentNames
 		default:
 			parentNum = ""
 		}
@@ -1903,7 +1910,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			case conf == 0 && p.option && anyPick && props[pickedList(props, picked)].msg == p.msg:
 				rejections = append(rejections, rejection{msg: i, set: p.set})
 				continue
-			case conf == 0 && general && !p.option && !named[k]:
+			case conf == 0 && general && !p.option && !p.heads && !named[k]:
 				conf = 0.7
 			}
 			if conf == 0 {

@@ -537,6 +537,18 @@ func TestAndInstructionIsAClause(t *testing.T) {
 	}
 }
 
+// TestHeadingOverOptionsIsNoDecision checks that accepting "all of it"
+// does not make a decision of a numbered item that only names what the
+// lettered options under it decide, while "3b" picks one of those.
+func TestHeadingOverOptionsIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("Support staff see every customer in the Django admin."),
+		a("Three layers:\n\n1. **Groups with model permissions**: create support and finance groups in a data migration.\n2. **Field-level restrictions**: make billing fields read-only for support with get_readonly_fields().\n3. **Row-level (region) restrictions**:\n   - (a) django-guardian object permissions, a row per user per object.\n   - (b) a region field on the staff profile, and CustomerAdmin.get_queryset() filters by it.\n\nI'd do 1 + 2 + 3b."),
+		u("agree on all of it. 3b."),
+	)
+	checkDecisions(t, x, [][]string{{"create support and finance groups"}, {"region field on the staff profile"}}, [][]string{{"guardian"}, {"Row-level"}})
+}
+
 // TestFileListIsNoDecision checks that accepting a list of the files a
 // change touches ("`a.go` — new, holds X") adds no decision per file: what
 // each file gets is the work of the decisions already taken.
