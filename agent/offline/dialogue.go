@@ -1610,8 +1610,13 @@ func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *cand
 func reversalCore(lc string) string {
 	head, _, _ := strings.Cut(lc, ", but ")
 	head = strings.TrimSpace(unlead(letsRE, strings.TrimSpace(unlead(leadRE, head))))
+	head = strings.TrimRight(head, ".! ")
 	for _, tail := range []string{" after all", " instead"} {
-		head = strings.TrimSuffix(strings.TrimRight(head, ".! "), tail)
+		// "the big-bang after all, one branch": what follows the cue
+		// says more about the choice; the choice comes before it.
+		if k := strings.Index(head, tail); k > 0 && (k+len(tail) == len(head) || head[k+len(tail)] == ',') {
+			head = head[:k]
+		}
 	}
 	return head
 }

@@ -138,6 +138,13 @@ func TestEchoAndReversalPicks(t *testing.T) {
 	if !hasDecision(x, "maintenance window") || hasDecision(x, "one tenant per night") {
 		t.Errorf("the option taken back up does not replace the earlier pick; got:%s", decisionList(x))
 	}
+	// More said after the cue ("after all, one branch") leaves the
+	// choice before it.
+	x = extractT(t, u("Move off schemas."), a(opts), u("tenant by tenant"),
+		a("That takes about six weeks of nightly batches."), u("too long. let's just do big bang after all, one window."))
+	if !hasDecision(x, "maintenance window") || hasDecision(x, "one tenant per night") {
+		t.Errorf("a change of course with words after the cue is not taken; got:%s", decisionList(x))
+	}
 }
 
 // TestSecondPickAfterLabel checks that a clause picking an option by its
