@@ -179,4 +179,12 @@ func TestAsidesDecideNothing(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"TOTP"}, {"Email codes"}},
 		[][]string{{"Do both"}, {"Separate issue"}, {"look into"}, {"Phpunit exists"}})
+
+	// "ok wait." pauses: it accepts no sentence that shares its word.
+	x = extractT(t,
+		u("Reports are slow to open."),
+		a("No preloading is fine. Just know the first click on Reports waits for the reports chunk, so on a slow connection there's a spinner."),
+		u("ok wait. PM tried the preview from hotel wifi, clicking Reports sits on a spinner for 4 seconds."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"first click on Reports"}})
 }

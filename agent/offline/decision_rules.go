@@ -25,8 +25,9 @@ var (
 	// pronounLeadRE opens an opinion rather than the thing itself.
 	pronounLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
 	// controlRE is a user's reply that steers the conversation rather
-	// than deciding anything ("ship", "summarize", "good catch").
-	controlRE = regexp.MustCompile(`^(?:ship|ship it|go|go ahead|summari[sz]e|thanks|thank you|continue|proceed|good catch|catch|next|that's it)\b[\s.!]*$`)
+	// than deciding anything ("ship", "summarize", "good catch", "ok
+	// wait", which pauses).
+	controlRE = regexp.MustCompile(`^(?:ship|ship it|go|go ahead|summari[sz]e|thanks|thank you|continue|proceed|good catch|catch|next|that's it|wait|hold on|hang on)\b[\s.!]*$`)
 	// clauseCutRE separates the main clause of a statement from asides.
 	clauseCutRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
 	// recapRE names a section that restates what was decided.
