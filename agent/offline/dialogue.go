@@ -926,10 +926,15 @@ func labelledOption(t *transcript, i int, label string) (proposal, bool) {
 // or a sentence ("do a rewrite" has an article, no label).
 var takeWords = wordSet(`do take pick choose your with`)
 
-// leadLetterRE is a clause that opens with a letter and a comma, a colon
+// leadLetterRE is a clause that opens with a label and a comma, a colon
 // or what the option is for ("b, heartbeat", "(a): the replica", "b for
-// dates").
+// dates", "2, summary step").
 var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?(?:[,:]|\s+for)\s+(\S+)`)
+
+// labelRunRE opens a clause with two or more labels ("1, 2 and 4
+// obviously", "(a) and (c), the rest later").
+var labelRunRE = regexp.MustCompile(`^(?:\(?(?:[a-h]|\d{1,2})\)?(?:\s*,\s*|\s+and\s+|\s*[&+]\s*))+\(?(?:[a-h]|\d{1,2})\)?(?:[\s.,!:]|$)`)
+var labelRE = regexp.MustCompile(`[a-h]|\d{1,2}`)
 
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
@@ -945,8 +950,24 @@ func optionPicks(lc string, props []proposal) []string {
 	if len(has) == 0 {
 		return nil
 	}
+	if run := labelRunRE.FindString(lc); run != "" {
+		// "1, 2 and 4 obviously": labels, then something about them.
+		var out []string
+		for _, l := range labelRE.FindAllString(strings.ReplaceAll(run, "and", ""), -1) {
+			if !has[l] {
+				out = nil
+				break
+			}
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+		if len(out) > 1 {
+			return out
+		}
+	}
 	if m := leadLetterRE.FindStringSubmatch(lc); m != nil && has[m[1]] && !has[strings.Trim(m[2], "().,")] {
-		return []string{m[1]} // "b, heartbeat": the letter, then what it is
+		return []string{m[1]} // "b, heartbeat": the label, then what it is
 	}
 	if len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil // too long to be only letters ("B and C")

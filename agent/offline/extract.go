@@ -520,6 +520,8 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		conf = 0.6
 	case echoesOption(t, prev, lc):
 		conf = 0.55
+	case labelLeadsTo(t, i, prev, unled):
+		conf = 0.85 // "2, summary step": option 2, by its label
 	default:
 		return nil
 	}
@@ -540,12 +542,13 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	if g != nil && prev >= 0 {
 		label := strings.Join(g[1:], "")
-		if ai, opt, ok := findOption(t, i, label); ok {
+		rest := strings.TrimSpace(refRE.ReplaceAllString(body, ""))
+		if ai, opt, item, ok := findOption(t, i, label, newTokenSet(rest)); ok {
 			d.group = listGroup(ai, 0)
 			props := t.assistantProposals(ai)
 			var name tokenSet // the option's name, when it has one
 			for k, p := range props {
-				if p.label == label && p.option {
+				if p.label == label && p.option && p.item == item {
 					d.group = listGroup(ai, p.list)
 					if text := props[k].decision(); text != "" {
 						opt = text // the option as its pick would say it
@@ -557,7 +560,6 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 				}
 			}
 			d.Sources = []int{ai, i}
-			rest := strings.TrimSpace(refRE.ReplaceAllString(body, ""))
 			// "we need the real restart, (b)": words that only name the
 			// option say no more than the option does.
 			if len(tokens(rest)) >= 3 && !(name != nil && namesAll(newTokenSet(rest), name)) {
@@ -599,6 +601,24 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		}
 	}
 	return d
+}
+
+// labelLeadRE opens a clause with an option's label and a comma or full
+// stop ("2, summary step", "b. the heartbeat").
+var labelLeadRE = regexp.MustCompile(`^\(?([a-h]|\d{1,2})\)?\s*[.,]\s+\S`)
+
+// labelLeadsTo reports whether a user's clause, lower-cased and without its
+// acknowledgement, opens with the label of an option offered before it.
+func labelLeadsTo(t *transcript, i, prev int, unled string) bool {
+	if prev < 0 {
+		return false
+	}
+	g := labelLeadRE.FindStringSubmatch(unled)
+	if g == nil {
+		return false
+	}
+	_, _, _, ok := findOption(t, i, g[1], nil)
+	return ok
 }
 
 // optionGroup returns the group of the option list sentence s is an item
@@ -690,32 +710,51 @@ func cutLike(original, body string) string {
 }
 
 // findOption finds the option labelled label in the latest assistant message
-// before message i that has one.
-func findOption(t *transcript, i int, label string) (int, string, bool) {
+// before message i that has one, and returns that message, the option's
+// text and its list item (-1 for an option inside a sentence). When the
+// message has several items of that label (a numbered section and a
+// numbered list in it), the one sharing most words with want, what the
+// user said besides the label, is meant; on a tie the last, nearest the
+// reply.
+func findOption(t *transcript, i int, label string, want tokenSet) (int, string, int, bool) {
 	for j := i - 1; j >= 0; j-- {
 		if t.msgs[j].Role != agent.RoleAssistant {
 			continue
 		}
-		var text []string
-		item := -1
+		best, bestN := -1, -1
 		for _, s := range t.sents[j] {
-			if s.label == label && s.first {
-				item = s.item
+			if s.label != label || !s.first {
+				continue
 			}
-			if item >= 0 && s.item == item {
-				text = append(text, s.plain)
+			n := 0
+			if len(want) > 0 {
+				n = looseOverlap(want, newTokenSet(lowerASCII(itemText(t.sents[j], s.item))))
+			}
+			if n >= bestN {
+				best, bestN = s.item, n
 			}
 		}
-		if len(text) > 0 {
-			return j, strings.Join(text, " "), true
+		if best >= 0 {
+			return j, itemText(t.sents[j], best), best, true
 		}
 		for _, p := range t.assistantProposals(j) {
 			if p.option && p.item < 0 && p.label == label {
-				return j, p.body, true // "(b) have the worker …" inside a sentence
+				return j, p.body, -1, true // "(b) have the worker …" inside a sentence
 			}
 		}
 	}
-	return -1, "", false
+	return -1, "", -1, false
+}
+
+// itemText returns the sentences of list item item of ss, joined.
+func itemText(ss []sentence, item int) string {
+	var text []string
+	for _, s := range ss {
+		if s.item == item {
+			text = append(text, s.plain)
+		}
+	}
+	return strings.Join(text, " ")
 }
 
 // recommendation returns the sentence in which assistant message j recommends

@@ -549,6 +549,24 @@ func TestHeadingOverOptionsIsNoDecision(t *testing.T) {
 	checkDecisions(t, x, [][]string{{"create support and finance groups"}, {"region field on the staff profile"}}, [][]string{{"guardian"}, {"Row-level"}})
 }
 
+// TestLabelPicksWithWords checks picks by label that say more: "1, 2 and
+// 4 obviously" takes three items, "2, summary step" takes option 2, and
+// when a numbered section and a numbered list both have a "1", the words
+// after the label say which is meant.
+func TestLabelPicksWithWords(t *testing.T) {
+	plan := a("Moving off Sidekiq:\n\n1. Convert the Sidekiq::Job workers in app/workers to ActiveJob classes.\n2. Move the sidekiq-cron entries to recurring tasks in config/recurring.yml.\n3. Replace sidekiq-unique-jobs with limits_concurrency.\n4. Remove the sidekiq gems from the Gemfile.\n\nWhich of these?")
+	x := extractT(t, u("We want to drop Sidekiq for Solid Queue."), plan, u("1, 2 and 4 obviously. 3 needs thought."))
+	checkDecisions(t, x, [][]string{{"ActiveJob classes"}, {"recurring tasks"}, {"Remove the sidekiq gems"}}, [][]string{{"limits_concurrency"}})
+
+	options := a("That field breaks on restart. Options:\n1. Make the processor an ItemStream and store the total in the step context.\n2. Drop the field and compute the summary in a separate tasklet step.\n\nI'd go with 2.")
+	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2, summary step."))
+	checkDecisions(t, x, [][]string{{"separate tasklet step"}}, [][]string{{"ItemStream"}})
+
+	sections := a("**1. The cache never hits.** The runners have no distributed cache configured, so every job starts cold.\n\n**2. Everything runs in one job.**\n\nTests split, after compile:\n1. one job per module via parallel:matrix\n2. parallel: 4 and shard tests by class\n\nDo any tests need services?")
+	x = extractT(t, u("Our GitLab pipeline takes 28 minutes."), sections, u("1, matrix per module. the api tests need docker."))
+	checkDecisions(t, x, [][]string{{"one job per module"}}, [][]string{{"cache never hits"}, {"shard tests"}})
+}
+
 // TestFileListIsNoDecision checks that accepting a list of the files a
 // change touches ("`a.go` — new, holds X") adds no decision per file: what
 // each file gets is the work of the decisions already taken.
