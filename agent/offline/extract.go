@@ -540,9 +540,15 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if g == nil && strings.HasSuffix(strings.TrimRight(body, ".!"), ")") {
 		refRE, g = trailLabelRE, trailLabelRE.FindStringSubmatch(body)
 	}
+	if g == nil && labelLeadsTo(t, i, prev, body) {
+		refRE, g = labelLeadRE, labelLeadRE.FindStringSubmatch(body)
+	}
 	if g != nil && prev >= 0 {
 		label := strings.Join(g[1:], "")
 		rest := strings.TrimSpace(refRE.ReplaceAllString(body, ""))
+		if refRE == labelLeadRE && strings.Contains(g[0], "for") {
+			rest = "" // "2 for last_topic, …": what follows names the topic
+		}
 		if ai, opt, item, ok := findOption(t, i, label, newTokenSet(rest)); ok {
 			d.group = listGroup(ai, 0)
 			props := t.assistantProposals(ai)
@@ -603,9 +609,10 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	return d
 }
 
-// labelLeadRE opens a clause with an option's label and a comma or full
-// stop ("2, summary step", "b. the heartbeat").
-var labelLeadRE = regexp.MustCompile(`^\(?([a-h]|\d{1,2})\)?\s*[.,]\s+\S`)
+// labelLeadRE opens a clause with an option's label and a comma, a full
+// stop, "for" or "yes" ("2, summary step", "b. the heartbeat", "2 for
+// last_topic", "3 yes, discoverable + autofill").
+var labelLeadRE = regexp.MustCompile(`^\(?([a-h]|\d{1,2})\)?(?:\s*[.,]|\s+(?:for|yes|yeah|yep)\b[,.]?)\s+`)
 
 // labelLeadsTo reports whether a user's clause, lower-cased and without its
 // acknowledgement, opens with the label of an option offered before it.
@@ -614,7 +621,7 @@ func labelLeadsTo(t *transcript, i, prev int, unled string) bool {
 		return false
 	}
 	g := labelLeadRE.FindStringSubmatch(unled)
-	if g == nil {
+	if g == nil || len(g[0]) == len(unled) {
 		return false
 	}
 	_, _, _, ok := findOption(t, i, g[1], nil)

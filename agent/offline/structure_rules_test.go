@@ -561,6 +561,10 @@ func TestLabelPicksWithWords(t *testing.T) {
 	options := a("That field breaks on restart. Options:\n1. Make the processor an ItemStream and store the total in the step context.\n2. Drop the field and compute the summary in a separate tasklet step.\n\nI'd go with 2.")
 	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2, summary step."))
 	checkDecisions(t, x, [][]string{{"separate tasklet step"}}, [][]string{{"ItemStream"}})
+	// "2 for the summary": what follows "for" names the topic; the
+	// option says what is done.
+	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2 for the summary, the processor keeps nothing else in fields."))
+	checkDecisions(t, x, [][]string{{"separate tasklet step"}}, [][]string{{"ItemStream"}, {"keeps nothing else"}})
 
 	sections := a("**1. The cache never hits.** The runners have no distributed cache configured, so every job starts cold.\n\n**2. Everything runs in one job.**\n\nTests split, after compile:\n1. one job per module via parallel:matrix\n2. parallel: 4 and shard tests by class\n\nDo any tests need services?")
 	x = extractT(t, u("Our GitLab pipeline takes 28 minutes."), sections, u("1, matrix per module. the api tests need docker."))
