@@ -639,7 +639,7 @@ func codeSubject(lc string) bool {
 // isFact reports whether a user's clause only states how things are
 // ("acme-7 is enterprise"), with no verdict that would make it a choice.
 func isFact(lc string) bool {
-	body := strings.TrimSpace(unlead(leadRE, lc))
+	body := strings.TrimSpace(unleadAck(lc))
 	return isStatement(body) && !evaluation.match(body) && !imperative(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
@@ -884,7 +884,7 @@ func confirmedAsk(t *transcript, i int) *candidate {
 		return nil
 	}
 	last := t.sents[i-1][len(t.sents[i-1])-1]
-	lc := strings.TrimSpace(unlead(leadRE, last.lower))
+	lc := strings.TrimSpace(unleadAck(last.lower))
 	if !strings.HasSuffix(lc, "?") || isInjection(lc) {
 		return nil
 	}
@@ -1074,7 +1074,7 @@ func echoItem(lc string, props []proposal) int {
 // HS256", "in-process is fine").
 func enoughSaid(content, lc string) bool {
 	n := len(tokens(lowerASCII(content)))
-	body := strings.TrimSpace(unlead(leadRE, lc))
+	body := strings.TrimSpace(unleadAck(lc))
 	switch {
 	case n >= 3:
 		return true
@@ -1109,7 +1109,7 @@ func saysWhat(t *transcript, prev int, content, lc string) bool {
 		content = head
 	}
 	ws := tokens(lowerASCII(content))
-	body := strings.TrimSpace(unlead(leadRE, lc))
+	body := strings.TrimSpace(unleadAck(lc))
 	if len(ws) >= 3 || imperative(body) || strings.HasPrefix(body, "no ") || namedChoiceRE.MatchString(lc) {
 		return true
 	}
@@ -1430,7 +1430,7 @@ func echoItems(lc string, props []proposal) []int {
 	}
 	// "yes, do the sparsity thing and the solver": the items come after
 	// the yes and the verb that takes them.
-	lc = strings.TrimSpace(unlead(leadRE, lc))
+	lc = strings.TrimSpace(unleadAck(lc))
 	lc = strings.TrimSpace(unlead(takeLeadRE, lc))
 	var out []int
 	for _, part := range pickJoinRE.Split(lc, -1) {
@@ -1630,7 +1630,7 @@ func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *cand
 // "let's do", "after all" or "instead", and before ", but …".
 func reversalCore(lc string) string {
 	head, _, _ := strings.Cut(lc, ", but ")
-	head = strings.TrimSpace(unlead(letsRE, strings.TrimSpace(unlead(leadRE, head))))
+	head = strings.TrimSpace(unlead(letsRE, strings.TrimSpace(unleadAck(head))))
 	head = strings.TrimRight(head, ".! ")
 	for _, tail := range []string{" after all", " instead"} {
 		// "the big-bang after all, one branch": what follows the cue
@@ -1644,12 +1644,15 @@ func reversalCore(lc string) string {
 
 // isPureAcceptance reports whether a clause says yes and nothing more.
 func isPureAcceptance(lc string) bool {
+	if words(lc) > 12 {
+		return false // longer than any run of acceptRE's phrases a person writes
+	}
 	lc = strings.TrimSpace(strings.TrimRight(lc, ".!"))
 	if acceptRE.MatchString(lc) {
 		return true
 	}
 	if words(lc) <= 6 && acceptCuesAny.match(lc) {
-		rest := strings.TrimSpace(unlead(leadRE, lc))
+		rest := strings.TrimSpace(unleadAck(lc))
 		rest = strings.TrimSpace(untrail(rest))
 		return len(tokens(rest)) == 0 || acceptRE.MatchString(rest)
 	}
@@ -1766,7 +1769,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					}
 					continue
 				}
-				body := strings.TrimSpace(unlead(leadRE, lc))
+				body := strings.TrimSpace(unleadAck(lc))
 				if head, _, ok := strings.Cut(body, ", "); ok && verdictEndRE.MatchString(head) {
 					// "sliding 30 days is fine, people should never be
 					// logged out": the verdict accepts; what follows is why.

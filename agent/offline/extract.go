@@ -431,7 +431,7 @@ func userClauses(s string) []string {
 			continue
 		}
 		// "Rotate, no history rewrite": what is taken, then what is not.
-		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(unlead(leadRE, lc[:loc[0]])))) > 0 {
+		if loc := trailingNoRE.FindStringIndex(lc); loc != nil && len(tokens(strings.TrimSpace(unleadAck(lc[:loc[0]])))) > 0 {
 			out = append(out, c[:loc[0]], c[loc[0]+2:])
 			continue
 		}
@@ -507,7 +507,7 @@ var doThingRE = regexp.MustCompile(`^(?:let'?s |please )?do the [\w .+/-]{2,30}?
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	conf := 0.0
-	unled := strings.TrimSpace(unlead(leadRE, lc))
+	unled := strings.TrimSpace(unleadAck(lc))
 	if prev < 0 && fullSentenceRE.MatchString(unled) {
 		return nil // "We need a cache for the API" opening the talk is its goal
 	}
@@ -839,7 +839,7 @@ func supportRank(s sentence) int {
 	if s.bullet {
 		r++
 	}
-	if imperative(strings.TrimSpace(unlead(leadRE, statement(s.lower)))) {
+	if imperative(strings.TrimSpace(unleadAck(statement(s.lower)))) {
 		r += 2
 	}
 	return r

@@ -417,6 +417,23 @@ var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': t
 // unlead returns s without what re, a pattern anchored at the start of the
 // text, matches there. It runs re once; ReplaceAllString would run it again
 // after the match only to find nothing.
+// unleadAck returns s without its acknowledgement: unlead(leadRE, s)
+// ("ok, so use HS256" → "use HS256"), without running the pattern on the
+// many clauses whose first word opens none.
+func unleadAck(s string) string {
+	end := 0
+	for end < len(s) && (s[end] >= 'a' && s[end] <= 'z' || s[end] >= 'A' && s[end] <= 'Z') {
+		end++
+	}
+	if w := lowerASCII(s[:end]); !ackFirstWords[w] && !strings.HasPrefix(w, "hmm") {
+		return s
+	}
+	return unlead(leadRE, s)
+}
+
+// ackFirstWords are the words an acknowledgement of leadRE can open with.
+var ackFirstWords = wordSet(`ok okay yes yeah yep sure fine great good fair alright so and also then ugh oh right agreed cool perfect lol actually well but just please now anyway got sounds thanks for i`)
+
 func unlead(re *regexp.Regexp, s string) string {
 	if loc := re.FindStringIndex(s); loc != nil {
 		return s[loc[1]:]
