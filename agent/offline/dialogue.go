@@ -1781,7 +1781,13 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					takeBack(t, cands, i, obj)
 				}
 				if rejectRE.MatchString(lc) || body != lc && isRejection(body) || body == lc && isRejection(lc) {
-					set := newTokenSet(body)
+					// "forget the min-height, do 2": a refusal, then a pick.
+					refusal, pick, _ := strings.Cut(body, ", ")
+					pick, _, _ = strings.Cut(pick, ", ") // "do 2, render it server side": the pick
+					if pick != "" && len(optionPicks(pick, props)) == 0 {
+						refusal, pick = body, ""
+					}
+					set := newTokenSet(refusal)
 					hit := false
 					for k, p := range props {
 						if sharesWord(p.title, set) || sharesWord(p.set, set) && p.option {
@@ -1795,7 +1801,10 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					if hit || isRejection(lc) {
 						against = append(against, set)
 						refused = c
-						continue
+						if pick == "" {
+							continue
+						}
+						lc = pick
 					}
 				}
 				labels := optionPicks(lc, props)

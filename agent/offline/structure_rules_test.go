@@ -561,6 +561,14 @@ func TestLabelPicksWithWords(t *testing.T) {
 	options := a("That field breaks on restart. Options:\n1. Make the processor an ItemStream and store the total in the step context.\n2. Drop the field and compute the summary in a separate tasklet step.\n\nI'd go with 2.")
 	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2, summary step."))
 	checkDecisions(t, x, [][]string{{"separate tasklet step"}}, [][]string{{"ItemStream"}})
+	// "forget the min-height, do 2": a refusal, then a pick.
+	x = extractT(t,
+		u("CLS is 0.19 on mobile."),
+		a("Two options for the promo strip:\n1. Reserve a fixed 40px slot with min-height.\n2. Render the promo server side in the layout so it is in the first HTML.\n\nWhich?"),
+		u("ugh. ok forget the min-height, do 2, render it server side in the layout."),
+	)
+	checkDecisions(t, x, [][]string{{"Render the promo server side"}}, [][]string{{"40px slot"}})
+
 	// "2 for the summary": what follows "for" names the topic; the
 	// option says what is done.
 	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2 for the summary, the processor keeps nothing else in fields."))
