@@ -966,8 +966,8 @@ func cues(s string) cueList {
 // match reports whether lower-cased text holds one of the phrases.
 func (c cueList) match(lower string) bool {
 	for i := 0; i < len(lower); i++ {
-		if i > 0 && (isWordByte(lower[i-1]) || lower[i-1] == '-') {
-			continue // not the start of a word ("tuned" in "fine-tuned")
+		if i > 0 && (isWordByte(lower[i-1]) || lower[i-1] == '-' || lower[i-1] == '/') {
+			continue // not the start of a word ("tuned" in "fine-tuned", "fine" in "/fine")
 		}
 		if i+1 < len(lower) {
 			if key := uint16(lower[i])<<8 | uint16(lower[i+1]); c.starts[key/64]&(1<<(key%64)) != 0 {
@@ -988,13 +988,14 @@ func (c cueList) match(lower string) bool {
 }
 
 // at reports whether phrase k occurs in lower at i, ending at a word
-// boundary unless it is a prefix.
+// boundary unless it is a prefix. A word of a path ("keep/" in "outside
+// keep/") is no cue.
 func (cueList) at(lower string, i int, k cue) bool {
 	if !strings.HasPrefix(lower[i:], k.text) {
 		return false
 	}
 	end := i + len(k.text)
-	return k.prefix || end == len(lower) || !isWordByte(lower[end]) && lower[end] != '-'
+	return k.prefix || end == len(lower) || !isWordByte(lower[end]) && lower[end] != '-' && lower[end] != '/'
 }
 
 // isWordByte reports whether b is part of a word.

@@ -152,3 +152,14 @@ func TestConditionalConcern(t *testing.T) {
 	)
 	checkRisks(t, got, []string{"customer_key will change"}, []string{"start the backfill", "will be fast"})
 }
+
+// TestCueWordInAPathIsNoCue checks that a cue word that is part of a path
+// ("outside keep/") does not make a user's report a decision.
+func TestCueWordInAPathIsNoCue(t *testing.T) {
+	x := extractT(t,
+		u("We want to version our training data with DVC."),
+		a("Use a DVC remote on S3 with a shared cache. Which bucket?"),
+		u("bad news: just found out acme-ml-shared has a lifecycle rule that expires everything outside keep/ after 90 days."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"lifecycle rule"}})
+}
