@@ -188,3 +188,17 @@ func TestAsidesDecideNothing(t *testing.T) {
 	)
 	checkDecisions(t, x, nil, [][]string{{"first click on Reports"}})
 }
+
+// TestScratchThatThingPicksNothing checks that "scratch that bucket"
+// turns the bucket down and does not pick the earlier option that
+// mentions a bucket.
+func TestScratchThatThingPicksNothing(t *testing.T) {
+	x := extractT(t,
+		u("We want to version our training data."),
+		a("Options:\n- **DVC**: small .dvc files in git, data in a content-addressed S3 remote.\n- **LakeFS**: git-like branching over the whole bucket, but it's a server you have to run.\n\nI'd go with DVC."),
+		u("dvc. remote on acme-ml-shared?"),
+		a("Yes: dvc remote add -d storage s3://acme-ml-shared/dvc."),
+		u("bad news, that bucket expires objects after 90 days. so scratch that bucket."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"LakeFS"}})
+}

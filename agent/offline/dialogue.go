@@ -1623,7 +1623,11 @@ func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *cand
 	if !reversalCues.match(lc) {
 		return nil
 	}
-	return earlierPick(t, i, prev, reversalCore(lc), props, true)
+	core := reversalCore(lc)
+	if hasWordPrefix(core, "scratch", "scrap", "forget", "drop", "ditch", "skip", "no", "not") {
+		return nil // "so scratch that bucket": it turns down, it picks nothing
+	}
+	return earlierPick(t, i, prev, core, props, true)
 }
 
 // reversalCore returns what a clause that changes course names: without
