@@ -202,3 +202,14 @@ func TestScratchThatThingPicksNothing(t *testing.T) {
 	)
 	checkDecisions(t, x, nil, [][]string{{"LakeFS"}})
 }
+
+// TestYesToGerundAccepts checks that "Yes to storing only the userId"
+// accepts the recommendation it names; "only" does not make it a fact.
+func TestYesToGerundAccepts(t *testing.T) {
+	x := extractT(t,
+		u("Sessions live in memory."),
+		a("Keeping the whole user row means roles are a snapshot from login time. I'd store only userId and load the user per request in a small src/middleware/loadUser.js."),
+		u("Yes to storing only the userId."),
+	)
+	checkDecisions(t, x, [][]string{{"Store only userId", "loadUser.js"}}, nil)
+}

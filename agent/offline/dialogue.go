@@ -639,6 +639,9 @@ func codeSubject(lc string) bool {
 // isFact reports whether a user's clause only states how things are
 // ("acme-7 is enterprise"), with no verdict that would make it a choice.
 func isFact(lc string) bool {
+	if hasWordPrefix(lc, "yes to", "yeah to", "ok to", "okay to") {
+		return false // "yes to storing only the userId" accepts what it names
+	}
 	body := strings.TrimSpace(unleadAck(lc))
 	return isStatement(body) && !evaluation.match(body) && !imperative(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
