@@ -1658,7 +1658,8 @@ func isPureAcceptance(lc string) bool {
 	if acceptRE.MatchString(lc) {
 		return true
 	}
-	if words(lc) <= 6 && acceptCuesAny.match(lc) {
+	if words(lc) <= 6 && acceptCuesAny.match(lc) && !optionRefRE.MatchString(lc) {
+		// "go with (a)" names an option: it is a pick, not a yes.
 		rest := strings.TrimSpace(unleadAck(lc))
 		rest = strings.TrimSpace(untrail(rest))
 		return len(tokens(rest)) == 0 || acceptRE.MatchString(rest)
@@ -1791,7 +1792,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					// "forget the min-height, do 2": a refusal, then a pick.
 					refusal, pick, _ := strings.Cut(body, ", ")
 					pick, _, _ = strings.Cut(pick, ", ") // "do 2, render it server side": the pick
-					if pick != "" && len(optionPicks(pick, props)) == 0 {
+					if pick != "" && len(optionPicks(pick, props)) == 0 && !optionRefRE.MatchString(pick) {
 						refusal, pick = body, ""
 					}
 					set := newTokenSet(refusal)
@@ -1811,7 +1812,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						if pick == "" {
 							continue
 						}
-						lc = pick
+					}
+					if pick != "" {
+						c, lc = cutLike(c, pick), pick
 					}
 				}
 				labels := optionPicks(lc, props)

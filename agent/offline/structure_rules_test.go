@@ -569,6 +569,17 @@ func TestLabelPicksWithWords(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Render the promo server side"}}, [][]string{{"40px slot"}})
 
+	// "scrap rbs-inline, go with (a)": a refusal, then a pick from options
+	// offered some messages back, their labels inside bold names.
+	x = extractT(t,
+		u("We want RBS types for our gem."),
+		a("For the types, three ways:\n- **(a) Hand-written .rbs files** under sig/, one per class.\n- **(b) rbs-inline**: write the types as comments and generate sig/generated/.\n- **(c) Generate with rbs prototype** and commit the output.\n\nWhich one?"),
+		u("(b) rbs-inline, I don't want two files per class."),
+		a("On rbs-inline: it is still marked experimental, and its annotation syntax has changed between releases. Fix the csv dependency in csv_sentry.gemspec too."),
+		u("hmm, a moving syntax is what I don't want in a gem. scrap rbs-inline, go with (a), hand-written sig/ files."),
+	)
+	checkDecisions(t, x, [][]string{{"Hand-written .rbs files"}}, [][]string{{"rbs-inline"}, {"csv_sentry.gemspec"}})
+
 	// "2 for the summary": what follows "for" names the topic; the
 	// option says what is done.
 	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2 for the summary, the processor keeps nothing else in fields."))

@@ -147,6 +147,11 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			if l := letterRE.FindStringSubmatch(t); l != nil {
 				s.label = lowerASCII(l[1] + l[2])
 				t = t[len(l[0]):]
+			} else if l := letterRE.FindStringSubmatch(strings.TrimPrefix(t, "**")); l != nil && strings.HasPrefix(t, "**") {
+				// "- **(a) Hand-written files** under sig/": the label
+				// inside the bold name.
+				s.label = lowerASCII(l[1] + l[2])
+				t = "**" + t[2+len(l[0]):]
 			}
 			parentLabel = s.label
 		}
