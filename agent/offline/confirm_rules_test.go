@@ -213,3 +213,15 @@ func TestYesToGerundAccepts(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Store only userId", "loadUser.js"}}, nil)
 }
+
+// TestYesToAQuestionBeforeItsReason checks that "yes, do it" takes what
+// the assistant's last question asks, even when it opens with "Also:" and
+// a sentence after it says why.
+func TestYesToAQuestionBeforeItsReason(t *testing.T) {
+	x := extractT(t,
+		u("The news app should have fresh stories in the morning."),
+		a("Use BGAppRefreshTask to refresh the feed overnight.\n\nAlso: do you want a local notification when the background refresh finds a new top story? That would give the editors their morning moment."),
+		u("local notification for new top stories — yes, do it."),
+	)
+	checkDecisions(t, x, [][]string{{"local notification when the background refresh finds a new top story"}}, nil)
+}

@@ -859,13 +859,25 @@ func askedToDo(t *transcript, prev int) string {
 	if prev < 0 || len(t.sents[prev]) == 0 {
 		return ""
 	}
-	last := t.sents[prev][len(t.sents[prev])-1]
-	m := askYesRE.FindStringSubmatch(last.lower)
+	// The last question asks it; a sentence after it may say why ("That
+	// would give the editors their moment").
+	ss := t.sents[prev]
+	k := len(ss) - 1
+	for k > 0 && k >= len(ss)-2 && !isQuestion(ss[k].lower) {
+		k--
+	}
+	last := ss[k]
+	lc := unlead(askLinkRE, last.lower)
+	m := askYesRE.FindStringSubmatch(lc)
 	if m == nil || strings.Contains(m[1], " or ") || len(tokens(m[1])) < 3 || hasWordPrefix(m[1], "that", "this", "it", "them", "those") {
 		return "" // "Want that as well?" says not what
 	}
 	return tidy(cutLike(last.plain, m[1]))
 }
+
+// askLinkRE opens a question with a word that links it to what came
+// before ("Also: do you want …?").
+var askLinkRE = regexp.MustCompile(`^(?:also|and|one more thing|finally|lastly|last thing)[:,]?\s+`)
 
 // userAskRE is a user's question that proposes what to do ("should we
 // also return a Retry-After header?", "can we cache the token?"); its
