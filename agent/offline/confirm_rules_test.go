@@ -225,3 +225,14 @@ func TestYesToAQuestionBeforeItsReason(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"local notification when the background refresh finds a new top story"}}, nil)
 }
+
+// TestAdviceAgainstWithFixIsAProposal checks that "never X; do Y instead"
+// is a proposal that "do it" accepts, without its linking "And".
+func TestAdviceAgainstWithFixIsAProposal(t *testing.T) {
+	x := extractT(t,
+		u("We log every request as JSON now."),
+		a("formatAsJSON doesn't log request headers. And in your own logs, never put the raw API key in the katip context; log a key id instead."),
+		u("good. do it"),
+	)
+	checkDecisions(t, x, [][]string{{"never put the raw API key", "log a key id instead"}}, [][]string{{"And in"}})
+}

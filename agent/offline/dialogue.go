@@ -273,6 +273,10 @@ func parseProposals(t *transcript, j int) []proposal {
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
+			} else if neverButDo(s.lower) {
+				// "And in your own logs, never put …; log a key id instead".
+				body := s.plain[len(s.plain)-len(unlead(linkRE, s.lower)):]
+				out = append(out, proposal{msg: j, item: -1, body: body, set: t.wordsOf(s)})
 			}
 			continue
 		}
@@ -337,6 +341,24 @@ func parseProposals(t *transcript, j int) []proposal {
 		out = append(out, p)
 	}
 	return out
+}
+
+// neverRE opens advice not to do something ("never put the raw key in
+// the log", "in your own logs, don't …"), after a word that links it.
+var neverRE = regexp.MustCompile(`^(?:(?:and|also|so|but)\s+)?(?:in [^,;]{1,40},\s+)?(?:never|don't|do not)\s+`)
+
+// linkRE is a word that links a sentence to the one before it.
+var linkRE = regexp.MustCompile(`^(?:and|also|so|but)\s+`)
+
+// neverButDo reports whether lower-cased s advises against something and
+// says what to do instead: "never put the raw key in the katip context;
+// log a key id instead". Advice of both kinds is a proposal.
+func neverButDo(lc string) bool {
+	if !neverRE.MatchString(lc) {
+		return false
+	}
+	_, fix, ok := strings.Cut(lc, "; ")
+	return ok && imperative(fix)
 }
 
 // loneLabelledItem returns the item of a message's only numbered or
