@@ -520,8 +520,8 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		conf = 0.6
 	case echoesOption(t, prev, lc):
 		conf = 0.55
-	case labelLeadsTo(t, i, prev, unled):
-		conf = 0.85 // "2, summary step": option 2, by its label
+	case labelLeadsTo(t, i, prev, unled) || refersToOption(t, i, prev, unled):
+		conf = 0.85 // "2, summary step", "and do (b)": an option, by its label
 	default:
 		return nil
 	}
@@ -543,7 +543,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if g == nil && labelLeadsTo(t, i, prev, body) {
 		refRE, g = labelLeadRE, labelLeadRE.FindStringSubmatch(body)
 	}
-	if g != nil && prev >= 0 {
+	if g != nil && prev >= 0 && !decimalRE.MatchString(body) {
 		label := strings.Join(g[1:], "")
 		rest := strings.TrimSpace(refRE.ReplaceAllString(body, ""))
 		if refRE == labelLeadRE && strings.Contains(g[0], "for") {
@@ -627,6 +627,23 @@ func labelLeadsTo(t *transcript, i, prev int, unled string) bool {
 	_, _, _, ok := findOption(t, i, g[1], nil)
 	return ok
 }
+
+// refersToOption reports whether a user's clause names an option by its
+// label ("do (b)", "option 2") that an assistant message before it offers.
+func refersToOption(t *transcript, i, prev int, unled string) bool {
+	if prev < 0 {
+		return false
+	}
+	g := optionRefRE.FindStringSubmatch(unled)
+	if g == nil || decimalRE.MatchString(unled) {
+		return false // "3.1.", "4.2M customers": a number, no label
+	}
+	_, _, _, ok := findOption(t, i, strings.Join(g[1:], ""), nil)
+	return ok
+}
+
+// decimalRE opens text with a decimal number.
+var decimalRE = regexp.MustCompile(`^\d+[.,]\d`)
 
 // optionGroup returns the group of the option list sentence s is an item
 // of, or -1 when it is none: a terse answer said in an option's words picks

@@ -580,6 +580,27 @@ func TestLabelPicksWithWords(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Hand-written .rbs files"}}, [][]string{{"rbs-inline"}, {"csv_sentry.gemspec"}})
 
+	// "and do (b)": an option offered messages back replaces the earlier
+	// pick from its list; "3.1." is a version, no pick of option 3.
+	x = extractT(t,
+		u("Server tick latency spikes."),
+		a("Options:\n- (a) set MissedTickBehavior::Skip on the interval and release the lock before sending\n- (b) move the simulation onto a dedicated OS thread that owns World outright\n- (c) cut snapshot work with reused buffers\n\nWhich?"),
+		u("(a) for now."),
+		a("Profiling shows rayon costs more than it saves. My recommendation now: drop rayon, encode sequentially, and go to (b)."),
+		u("yeah ok. and do (b)."),
+		a("Which Rust version is the server on?"),
+		u("3.1."),
+	)
+	checkDecisions(t, x, [][]string{{"dedicated OS thread"}}, [][]string{{"MissedTickBehavior"}, {"reused buffers"}})
+
+	// "3.1." answers with a version: it picks no option 3.
+	x = extractT(t,
+		u("Which Ruby versions should the gem support?"),
+		a("Three floors:\n1. >= 2.7, what the gem supports today.\n2. >= 3.0, for the keyword argument changes.\n3. >= 3.2, cleaner, but cuts off anyone on older rubies.\n\nI'd go with the oldest branch that still gets security releases. Which is that for you?"),
+		u("3.1."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"cuts off anyone"}})
+
 	// "2 for the summary": what follows "for" names the topic; the
 	// option says what is done.
 	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2 for the summary, the processor keeps nothing else in fields."))
