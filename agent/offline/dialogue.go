@@ -579,8 +579,16 @@ func withoutAlternative(s string) string {
 	if k := strings.Index(s, ", or "); k > 0 && len(tokens(lowerASCII(s[:k]))) >= 3 {
 		return s[:k]
 	}
+	// "Replace it with a real Table — not TableV2": the alternative
+	// turned down is no part of the decision.
+	if loc := notAlternativeRE.FindStringIndex(s); loc != nil && len(tokens(lowerASCII(s[:loc[0]]))) >= 3 {
+		return s[:loc[0]]
+	}
 	return s
 }
+
+// notAlternativeRE ends a sentence with the alternative it does not mean.
+var notAlternativeRE = regexp.MustCompile(`(?:\s+[—–-]\s+|,\s+)(?:but\s+)?not\s+[^,;—–]{1,40}[.!]?$`)
 
 // mainStatement cuts what statement returned to its main clause when it is
 // long, without a leading "Then" or "So".

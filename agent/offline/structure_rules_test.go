@@ -669,3 +669,14 @@ func TestOpenQuestionsAreNoProposals(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"BGAppRefreshTask"}}, [][]string{{"you ask the system"}})
 }
+
+// TestDecisionWithoutTheAlternativeItTurnsDown checks that "— not
+// TableV2" closing an accepted step is left out of the decision.
+func TestDecisionWithoutTheAlternativeItTurnsDown(t *testing.T) {
+	x := extractT(t,
+		u("Ops want point-in-time recovery on the orders table, so CDK has to manage it."),
+		a("Steps:\n1. Replace fromTableAttributes with a real Table — not TableV2.\n2. Run cdk import with only the table added.\n\nOK?"),
+		u("ok"),
+	)
+	checkDecisions(t, x, [][]string{{"Replace fromTableAttributes with a real Table"}, {"cdk import"}}, [][]string{{"not TableV2"}})
+}
