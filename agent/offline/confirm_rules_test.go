@@ -236,3 +236,15 @@ func TestAdviceAgainstWithFixIsAProposal(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"never put the raw API key", "log a key id instead"}}, [][]string{{"And in"}})
 }
+
+// TestRefusalByNameTurnsDownTheItem checks that "skip the dashboard for
+// now" turns down the one plan item with a dashboard, while "do it"
+// accepts the rest.
+func TestRefusalByNameTurnsDownTheItem(t *testing.T) {
+	x := extractT(t,
+		u("How do we know when the SQS pipeline falls behind?"),
+		a("Two layers:\n\n1. **CloudWatch alarms** on the queue: ApproximateAgeOfOldestMessage, and messages visible on the DLQ.\n2. **Broadway telemetry**: Broadway emits telemetry events with durations; you could chart batch time and failures on a dashboard.\n\nThe alarms are the part that pages someone."),
+		u("alarms: oldest message age over 5 min, and DLQ not empty. skip the dashboard for now. do it"),
+	)
+	checkDecisions(t, x, [][]string{{"CloudWatch alarms"}}, [][]string{{"Broadway telemetry"}})
+}

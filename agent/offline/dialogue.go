@@ -1622,6 +1622,27 @@ func refusedObject(lc string) string {
 	return m[1]
 }
 
+// refusedItem returns the one item of props whose words hold all of what
+// a refusal turns down by name ("skip the dashboard"), or -1 when none or
+// several do.
+func refusedItem(refusal string, props []proposal) int {
+	obj := refusedObject(refusal)
+	if obj == "" {
+		return -1
+	}
+	want := newTokenSet(obj)
+	found := -1
+	for k, p := range props {
+		if p.item >= 0 && looseOverlap(want, p.set) == len(want) {
+			if found >= 0 {
+				return -1
+			}
+			found = k
+		}
+	}
+	return found
+}
+
 // takeBack removes the decisions of user messages before message i that
 // the user made in words naming obj ("yes do fetch", later "drop fetch").
 func takeBack(t *transcript, cands []*candidate, i int, obj string) {
@@ -1844,6 +1865,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							turnedDown[k] = true
 							hit = true
 						}
+					}
+					if k := refusedItem(refusal, props); !hit && k >= 0 {
+						// "skip the dashboard for now": the one item of the
+						// plan that has a dashboard.
+						turnedDown[k] = true
+						hit = true
 					}
 					if hit && body != lc && yesLeadRE.MatchString(lc) {
 						general = true
