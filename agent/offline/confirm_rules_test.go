@@ -248,3 +248,21 @@ func TestRefusalByNameTurnsDownTheItem(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"CloudWatch alarms"}}, [][]string{{"Broadway telemetry"}})
 }
+
+// TestForNowGivesWayToALaterPick checks that a choice made "for now"
+// gives way to a later pick from options on the same subject, while a
+// "for now" choice on another subject stays.
+func TestForNowGivesWayToALaterPick(t *testing.T) {
+	x := extractT(t,
+		u("We are adding OpenTelemetry tracing to the FastAPI service."),
+		a("Two settings to decide: the sampling rate, and where traces go. Traffic is low, so keeping everything is affordable."),
+		u("keep 100% sampling for now. use the OTLP exporter to the collector for now."),
+		a("Do your logs carry trace IDs?"),
+		u("no, plain text logs from uvicorn."),
+		a("Then add the trace ID to the log format with the logging instrumentation."),
+		u("ok"),
+		a("Traffic grew 10x after launch. Sampling options:\n- (a) head sampling in the SDK: ParentBased(TraceIdRatioBased(0.1)), keep 10% of new traces\n- (b) keep 100% in the SDK and tail-sample in the collector\n\nWhich one?"),
+		u("(a), 10% parent-based."),
+	)
+	checkDecisions(t, x, [][]string{{"head sampling"}, {"OTLP exporter"}}, [][]string{{"100% sampling"}})
+}

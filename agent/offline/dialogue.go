@@ -2111,6 +2111,21 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			}
 		}
 	}
+	// A choice made "for now" gives way to a later pick from a list of
+	// options on the same subject ("keep 100% sampling for now", later
+	// "(a), 10% parent-based" from the sampling options).
+	for j, c := range cands {
+		if c.removed || c.group >= 0 || !strings.Contains(lowerASCII(c.Content), "for now") {
+			continue
+		}
+		for _, later := range cands[j+1:] {
+			if later.group >= 0 && later.msg > c.msg && !later.removed && t.msgs[later.msg].Role == agent.RoleUser &&
+				sharesDistinctive(c.subject, newEchoIndex(later.subject), t) {
+				c.removed = true
+				break
+			}
+		}
+	}
 	// A rejected option is never a decision, unless chosen again later.
 	for _, c := range cands {
 		set := newTokenSet(lowerASCII(c.Content))
