@@ -249,6 +249,9 @@ func imperative(lc string) bool {
 	for end < len(lc) && isREWordByte(lc[end]) {
 		end++
 	}
+	if end+1 < len(lc) && (lc[end] == '.' || lc[end] == '/' || lc[end] == '-') && isREWordByte(lc[end+1]) {
+		return false // "run.sh sources …", "cache/keys.go": a file, no verb
+	}
 	if imperVerbs[lc[:end]] && end > 0 {
 		// "Support does that all the time": a noun, the subject of a verb.
 		next, _, _ := strings.Cut(strings.TrimLeft(lc[end:], " "), " ")

@@ -163,3 +163,19 @@ func TestCueWordInAPathIsNoCue(t *testing.T) {
 	)
 	checkDecisions(t, x, nil, [][]string{{"lifecycle rule"}})
 }
+
+// TestFileNamedLikeAVerbIsNoInstruction checks that a sentence opening
+// with a file whose name is a verb ("run.sh sources …", "deploy.py
+// imports …") states a fact and is no instruction.
+func TestFileNamedLikeAVerbIsNoInstruction(t *testing.T) {
+	for _, s := range []string{"run.sh sources /opt/etl/.env for the api keys", "deploy.py imports it at the top", "cache/keys.go holds the prefix"} {
+		if imperative(s) {
+			t.Errorf("imperative(%q) = true, want false: it opens with a file", s)
+		}
+	}
+	if !imperative("run the backfill at night") {
+		t.Error(`imperative("run the backfill at night") = false`)
+	}
+	x := extractT(t, u("Our ELT runs from cron. run.sh sources /opt/etl/.env for the API keys and calls python -m etl.<name>."))
+	checkDecisions(t, x, nil, [][]string{{"sources /opt/etl/.env"}})
+}
