@@ -16,7 +16,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	ipynb properties plist pem sum mod rst adoc ps1 bat lua r jl clj fs vb m mm pl pm tsv jsonl rake gemspec
 	dockerfile makefile nix cue bzl bazel gd tscn tres gdshader shader glsl hlsl ino s asm ld zig nim hs ml elm erl hrl prisma
 	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag bb bbappend bbclass wks cmd
-	entitlements xcconfig pbxproj storyboard xib xcscheme rbs rbi bicep bicepparam dvc astro groovy hbs ejs
+	entitlements xcconfig pbxproj storyboard xib xcscheme xcassets xcstrings strings rbs rbi bicep bicepparam dvc astro groovy hbs ejs
 	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol`)
 
 // toolConfigRE is a tool's settings in its dot folder: .dvc/config,
@@ -32,7 +32,8 @@ var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile
 
 // notFiles look like file names but name technologies.
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
-	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net`)
+	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net auth.js solid.js alpine.js preact.js
+	moment.js day.js pixi.js phaser.js babylon.js nest.js knockout.js p5.js`)
 
 // isFileCut reports whether r separates candidate paths inside a line.
 func isFileCut(r rune) bool {
@@ -42,6 +43,28 @@ func isFileCut(r rune) bool {
 	}
 	return false
 }
+
+// fileFields splits a clause into candidate paths at isFileCut, keeping a
+// parenthesised segment inside its path ("app/(dashboard)/layout.tsx", a
+// route group).
+func fileFields(clause string) []string {
+	if !strings.Contains(clause, "/(") {
+		return strings.FieldsFunc(clause, isFileCut)
+	}
+	kept := groupSegmentRE.ReplaceAllStringFunc(clause, groupHide.Replace)
+	fields := strings.FieldsFunc(kept, isFileCut)
+	for i, f := range fields {
+		fields[i] = groupShow.Replace(f)
+	}
+	return fields
+}
+
+var (
+	// groupSegmentRE is a parenthesised segment between two slashes.
+	groupSegmentRE = regexp.MustCompile(`/\([\w.-]+\)/`)
+	groupHide      = strings.NewReplacer("(", "\x01", ")", "\x02")
+	groupShow      = strings.NewReplacer("\x01", "(", "\x02", ")")
+)
 
 // fileNegRE marks a clause saying the work leaves a file alone.
 var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is)\b`)
@@ -99,7 +122,7 @@ func findFiles(sents []sentence) []fileMention {
 		}
 		for _, clause := range clauses {
 			neg, negKnown := false, false
-			for _, cand := range strings.FieldsFunc(clause, isFileCut) {
+			for _, cand := range fileFields(clause) {
 				if i := strings.Index(cand, "::"); i > 0 {
 					cand = cand[:i]
 				}

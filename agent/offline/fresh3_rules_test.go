@@ -157,3 +157,24 @@ func TestHeadingEndsTheListAbove(t *testing.T) {
 		}
 	}
 }
+
+// TestFileRulesFromFourthBlindRound checks a route group in a path
+// ("app/(dashboard)/layout.tsx"), an asset catalog, and a library named
+// like a file ("Auth.js v5").
+func TestFileRulesFromFourthBlindRound(t *testing.T) {
+	x := extractT(t,
+		u("Move the dashboard to the App Router and upgrade to Auth.js v5?"),
+		a("Put the shell in `app/(dashboard)/layout.tsx` and the settings page in `app/(dashboard)/settings/page.tsx`. The icons move to `Modules/DesignSystem/Resources/DesignSystem.xcassets`."),
+	)
+	got := pathsOf(x)
+	for _, want := range []string{"app/(dashboard)/layout.tsx", "app/(dashboard)/settings/page.tsx", "Modules/DesignSystem/Resources/DesignSystem.xcassets"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("file %q not found in %q", want, got)
+		}
+	}
+	for _, notWant := range []string{"Auth.js", "dashboard", "layout.tsx"} {
+		if slices.Contains(got, notWant) {
+			t.Errorf("%q reported as a file: %q", notWant, got)
+		}
+	}
+}
