@@ -680,3 +680,15 @@ func TestDecisionWithoutTheAlternativeItTurnsDown(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Replace fromTableAttributes with a real Table"}, {"cdk import"}}, [][]string{{"not TableV2"}})
 }
+
+// TestComparisonOffersOptions checks that a list under "Quick comparison"
+// offers alternatives: naming one ("Pagefind sounds right") picks it, and
+// the others are no decisions.
+func TestComparisonOffersOptions(t *testing.T) {
+	x := extractT(t,
+		u("Our Hugo docs site needs search."),
+		a("Quick comparison for a site this size:\n\n- **Algolia DocSearch**: hosted, excellent relevance, paid for closed source.\n- **Pagefind**: runs after hugo over the generated HTML and writes a chunked static index next to it.\n- **Lunr.js**: every visitor downloads the whole index first.\n\nIs the product open source?"),
+		u("Closed source, so DocSearch would cost us. Pagefind sounds right."),
+	)
+	checkDecisions(t, x, [][]string{{"Pagefind", "chunked static index"}}, [][]string{{"Lunr"}, {"Algolia"}})
+}
