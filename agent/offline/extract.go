@@ -571,9 +571,13 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 			d.Sources = []int{ai, i}
 			// "we need the real restart, (b)": words that only name the
 			// option say no more than the option does.
-			if len(tokens(rest)) >= 3 && !(name != nil && namesAll(newTokenSet(rest), name)) {
+			switch {
+			case len(tokens(rest)) >= 3 && !hasWord(rest):
+				// "2, 10 s / 20 s": the option, with the values chosen.
+				d.Content = tidy(firstWords(opt, 24)) + "; " + strings.TrimRight(cutLike(c, rest), ".!")
+			case len(tokens(rest)) >= 3 && !(name != nil && namesAll(newTokenSet(rest), name)):
 				d.Content = tidy(cutLike(c, rest))
-			} else {
+			default:
 				d.Content = tidy(firstWords(opt, 30))
 			}
 			d.Confidence = 0.85
@@ -610,6 +614,22 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		}
 	}
 	return d
+}
+
+// hasWord reports whether s has a word of three letters or more: what
+// says something, unlike "10 s / 20 s".
+func hasWord(s string) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			if n++; n >= 3 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
 }
 
 // labelLeadRE opens a clause with an option's label and a comma, a full

@@ -561,6 +561,14 @@ func TestLabelPicksWithWords(t *testing.T) {
 	options := a("That field breaks on restart. Options:\n1. Make the processor an ItemStream and store the total in the step context.\n2. Drop the field and compute the summary in a separate tasklet step.\n\nI'd go with 2.")
 	x = extractT(t, u("The batch job's summary is wrong after a restart."), options, u("2, summary step."))
 	checkDecisions(t, x, [][]string{{"separate tasklet step"}}, [][]string{{"ItemStream"}})
+	// "2, 10 s / 20 s": the option, with the values chosen.
+	x = extractT(t,
+		u("The board resets in STOP2."),
+		a("Two ways out:\n1. Clear the IWDG_STOP option byte so the watchdog freezes in Stop mode.\n2. Keep the IWDG running and let the supervisor's vTaskDelay bound the sleep.\n\nWith option 2 I'd use a 10 s supervisor period and a 20 s timeout."),
+		u("2, 10 s / 20 s."),
+	)
+	checkDecisions(t, x, [][]string{{"Keep the IWDG running", "10 s / 20 s"}}, [][]string{{"IWDG_STOP"}})
+
 	// "forget the min-height, do 2": a refusal, then a pick.
 	x = extractT(t,
 		u("CLS is 0.19 on mobile."),
