@@ -266,3 +266,24 @@ func TestForNowGivesWayToALaterPick(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"head sampling"}, {"OTLP exporter"}}, [][]string{{"100% sampling"}})
 }
+
+// TestScratchThenChoose checks that "scratch X, go with Y" and "Scratch
+// v5, stay on v4" decide what is chosen, without the refusal before it;
+// the refusal names no option to take.
+func TestScratchThenChoose(t *testing.T) {
+	x := extractT(t,
+		u("Our dbt model scans everything on each run."),
+		a("Two strategies:\n- merge on event_id with a 3-day lookback, which still scans the target\n- switch to insert_overwrite with a static partition list of the last 4 days\n\nWhich?"),
+		u("merge."),
+		a("With merge, the last run processed 4.1 TiB. The cheaper route is to switch to insert_overwrite with a static partition list of the last 4 days."),
+		u("Scratch the merge then, go with insert_overwrite and static partitions, 4 days."),
+	)
+	checkDecisions(t, x, [][]string{{"insert_overwrite"}}, [][]string{{"Scratch the merge"}})
+
+	x = extractT(t,
+		u("We are moving the dashboard to the App Router."),
+		a("Upgrading to Auth.js v5 changes the session cookie, so everyone is logged out once."),
+		u("Scratch v5, stay on v4 for the migration with getServerSession in server components."),
+	)
+	checkDecisions(t, x, [][]string{{"Stay on v4 for the migration"}}, [][]string{{"Scratch v5"}})
+}

@@ -1957,7 +1957,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						// first": an option offered before, taken back up.
 						cands = append(cands, d)
 						continue
-					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 {
+					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 && !hasWordPrefix(head, "scratch", "scrap", "forget", "drop", "ditch", "skip", "no", "not") {
 						// "Homegrown, flags table in our existing postgres":
 						// an option named first, then said in full.
 						if d := earlierPick(t, i, prev, head, props, false); d != nil && len(tokens(lc)) >= 3 {

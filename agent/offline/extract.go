@@ -534,6 +534,12 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		return nil
 	}
 	body := strings.TrimSpace(unlead(letsRE, unled))
+	if refusalFirstRE.MatchString(body) {
+		// "Scratch the merge then, go with insert_overwrite": what is
+		// taken, without what it replaces.
+		_, rest, _ := strings.Cut(body, ", ")
+		body = strings.TrimSpace(unlead(letsRE, rest))
+	}
 	body = strings.TrimSpace(untrail(body))
 	content := cutLike(c, body)
 
@@ -615,6 +621,10 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	return d
 }
+
+// refusalFirstRE opens a clause that turns something down before it says
+// what to do instead ("scratch the merge then, ").
+var refusalFirstRE = regexp.MustCompile(`^(?:scratch|scrap|forget|ditch)\s[^,;]{1,40},\s+(?:(?:so|and|then)\s+)?(?:go with|use|stay|stick|switch|keep|let'?s)\b`)
 
 // hasWord reports whether s has a word of three letters or more: what
 // says something, unlike "10 s / 20 s".
