@@ -530,8 +530,8 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
 	d.Sources = []int{i}
-	if controlRE.MatchString(unled) {
-		return nil
+	if controlRE.MatchString(unled) || laterRE.MatchString(unled) {
+		return nil // "ship", "v5 later on its own": nothing decided for now
 	}
 	body := strings.TrimSpace(unlead(letsRE, unled))
 	if refusalFirstRE.MatchString(body) {
@@ -621,6 +621,10 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	return d
 }
+
+// laterRE is a clause that puts something off: a name of a few words,
+// then "later" ("partitions later", "v5 later on its own").
+var laterRE = regexp.MustCompile(`^(?:[\w.+/-]+\s+){1,3}later\b`)
 
 // refusalFirstRE opens a clause that turns something down before it says
 // what to do instead ("scratch the merge then, ").

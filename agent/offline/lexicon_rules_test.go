@@ -179,3 +179,14 @@ func TestFileNamedLikeAVerbIsNoInstruction(t *testing.T) {
 	x := extractT(t, u("Our ELT runs from cron. run.sh sources /opt/etl/.env for the API keys and calls python -m etl.<name>."))
 	checkDecisions(t, x, nil, [][]string{{"sources /opt/etl/.env"}})
 }
+
+// TestPutOffIsNoDecision checks that a clause that puts something off
+// ("partitions later") decides nothing, while the choice beside it does.
+func TestPutOffIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("Our ELT scripts run from cron."),
+		a("A retry policy on the loader assets retries after 2, 6 and 14 minutes. Later you may want daily partitions for backfills."),
+		u("Retry the loaders only. Partitions later, fine for now without."),
+	)
+	checkDecisions(t, x, [][]string{{"retry policy on the loader"}}, [][]string{{"Partitions later"}})
+}
