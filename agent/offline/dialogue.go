@@ -1712,13 +1712,29 @@ func reversalCore(lc string) string {
 	return head
 }
 
+// acceptFirstWords are the words a clause of acceptRE can open with.
+var acceptFirstWords = wordSet(`ok okay k yes yep yeah yup sure fine good great perfect agreed agree exactly
+	correct right cool nice lgtm sounds looks makes do go ship let's lets that works acceptable all that's
+	both on thanks thank handle deal done please approved alright sgtm proceed the this plan rest
+	continue carry everything`)
+
+// mayAccept reports whether lower-cased lc opens with a word acceptRE's
+// phrases open with, or with a sign it accepts: only then can it match.
+func mayAccept(lc string) bool {
+	end := 0
+	for end < len(lc) && (isWordByte(lc[end]) && lc[end] < 0x80) {
+		end++
+	}
+	return end == 0 || acceptFirstWords[lc[:end]]
+}
+
 // isPureAcceptance reports whether a clause says yes and nothing more.
 func isPureAcceptance(lc string) bool {
 	if words(lc) > 12 {
 		return false // longer than any run of acceptRE's phrases a person writes
 	}
 	lc = strings.TrimSpace(strings.TrimRight(lc, ".!"))
-	if acceptRE.MatchString(lc) {
+	if mayAccept(lc) && acceptRE.MatchString(lc) {
 		return true
 	}
 	if words(lc) <= 6 && acceptCuesAny.match(lc) && !optionRefRE.MatchString(lc) {

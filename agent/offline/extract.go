@@ -719,12 +719,12 @@ var fillerWords = wordSet(`now later yes yeah yep fine too also first then still
 // reasonRE finds where a user's decision goes on to say why: a clause
 // with its own subject ("…, the prometheus folks will kill me", "… so we
 // could swap vendors later") or a bare verdict ("…, simpler").
-var reasonRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–]|\s+so|\s+because|\s+since|\s+as)\s+(?:we|i|they|people|users|everyone|nobody|the [a-z-]+ (?:folks|team|people|guys))\s+[a-z']+|,\s+(?:simpler|cheaper|faster|easier|safer|cleaner)\b`)
+var reasonRE = regexp.MustCompile(`(?:[,;]|\s[—–]|\s+so|\s+because|\s+since|\s+as)\s+(?:we|i|they|people|users|everyone|nobody|the [a-z-]+ (?:folks|team|people|guys))\s+[a-z']+|,\s+(?:simpler|cheaper|faster|easier|safer|cleaner)\b`)
 
 // withoutReason cuts a user's decision before the reason it gives, when
 // what is left still says something.
 func withoutReason(s string) string {
-	if loc := reasonRE.FindStringIndex(s); loc != nil && len(tokens(lowerASCII(s[:loc[0]]))) >= 2 {
+	if loc := reasonRE.FindStringIndex(lowerASCII(s)); loc != nil && len(tokens(lowerASCII(s[:loc[0]]))) >= 2 {
 		return s[:loc[0]]
 	}
 	// "Sliding 30 days is fine, product wants people to stay logged in":
