@@ -219,7 +219,18 @@ func (s *Server) handlePlanRerun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	j, _, err := s.startPlan(ctx, plan.SnapshotID)
+	j, started, err := s.startPlan(ctx, plan.SnapshotID)
+	if err == nil && !started && j.ref == plan.ID && plan.Status != store.PlanRunning {
+		// The run that wrote this plan has ended but not yet left the
+		// registry: wait for it, then start the new version, rather than
+		// send the user back to the plan they asked to rerun.
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		j, _, err = s.startPlan(ctx, plan.SnapshotID)
+	}
 	if err != nil {
 		return err
 	}
