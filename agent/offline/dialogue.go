@@ -273,10 +273,10 @@ func parseProposals(t *transcript, j int) []proposal {
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
-			} else if neverButDo(s.lower) {
-				// "And in your own logs, never put …; log a key id instead".
-				body := s.plain[len(s.plain)-len(unlead(linkRE, s.lower)):]
-				out = append(out, proposal{msg: j, item: -1, body: body, set: t.wordsOf(s)})
+			} else if rest := unlead(linkRE, s.lower); neverButDo(rest) {
+				// "And in your own logs, never put …; log a key id instead",
+				// without its "And".
+				out = append(out, proposal{msg: j, item: -1, body: s.plain[len(s.plain)-len(rest):], set: t.wordsOf(s)})
 			}
 			continue
 		}
@@ -344,8 +344,8 @@ func parseProposals(t *transcript, j int) []proposal {
 }
 
 // neverRE opens advice not to do something ("never put the raw key in
-// the log", "in your own logs, don't …"), after a word that links it.
-var neverRE = regexp.MustCompile(`^(?:(?:and|also|so|but)\s+)?(?:in [^,;]{1,40},\s+)?(?:never|don't|do not)\s+`)
+// the log", "in your own logs, don't …").
+var neverRE = regexp.MustCompile(`^(?:in [^,;]{1,40},\s+)?(?:never|don't|do not)\s+`)
 
 // linkRE is a word that links a sentence to the one before it.
 var linkRE = regexp.MustCompile(`^(?:and|also|so|but)\s+`)
@@ -1690,10 +1690,16 @@ func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *cand
 		return nil
 	}
 	core := reversalCore(lc)
-	if hasWordPrefix(core, "scratch", "scrap", "forget", "drop", "ditch", "skip", "no", "not") {
+	if turnsDown(core) {
 		return nil // "so scratch that bucket": it turns down, it picks nothing
 	}
 	return earlierPick(t, i, prev, core, props, true)
+}
+
+// turnsDown reports whether lower-cased lc opens by turning something
+// down ("scratch the merge", "no heartbeat").
+func turnsDown(lc string) bool {
+	return hasWordPrefix(lc, "scratch", "scrap", "forget", "drop", "ditch", "skip", "no", "not")
 }
 
 // reversalCore returns what a clause that changes course names: without
@@ -1721,11 +1727,8 @@ var acceptFirstWords = wordSet(`ok okay k yes yep yeah yup sure fine good great 
 // mayAccept reports whether lower-cased lc opens with a word acceptRE's
 // phrases open with, or with a sign it accepts: only then can it match.
 func mayAccept(lc string) bool {
-	end := 0
-	for end < len(lc) && (isWordByte(lc[end]) && lc[end] < 0x80) {
-		end++
-	}
-	return end == 0 || acceptFirstWords[lc[:end]]
+	w := leadWord(lc)
+	return w == "" || acceptFirstWords[w]
 }
 
 // isPureAcceptance reports whether a clause says yes and nothing more.
@@ -1973,7 +1976,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						// first": an option offered before, taken back up.
 						cands = append(cands, d)
 						continue
-					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 && !hasWordPrefix(head, "scratch", "scrap", "forget", "drop", "ditch", "skip", "no", "not") {
+					} else if head, _, ok := strings.Cut(lc, ", "); ok && words(lc) > 3 && !turnsDown(head) {
 						// "Homegrown, flags table in our existing postgres":
 						// an option named first, then said in full.
 						if d := earlierPick(t, i, prev, head, props, false); d != nil && len(tokens(lc)) >= 3 {

@@ -523,7 +523,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		conf = 0.6
 	case echoesOption(t, prev, lc):
 		conf = 0.55
-	case labelLeadsTo(t, i, prev, unled) || refersToOption(t, i, prev, unled):
+	case namesOfferedLabel(t, i, prev, unled):
 		conf = 0.85 // "2, summary step", "and do (b)": an option, by its label
 	default:
 		return nil
@@ -549,7 +549,7 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	if g == nil && strings.HasSuffix(strings.TrimRight(body, ".!"), ")") {
 		refRE, g = trailLabelRE, trailLabelRE.FindStringSubmatch(body)
 	}
-	if g == nil && labelLeadsTo(t, i, prev, body) {
+	if g == nil && offeredLabel(t, i, prev, labelLeadRE, body) {
 		refRE, g = labelLeadRE, labelLeadRE.FindStringSubmatch(body)
 	}
 	if g != nil && prev >= 0 && !decimalRE.MatchString(body) {
@@ -651,29 +651,23 @@ func hasWord(s string) bool {
 // last_topic", "3 yes, discoverable + autofill").
 var labelLeadRE = regexp.MustCompile(`^\(?([a-h]|\d{1,2})\)?(?:\s*[.,]|\s+(?:for|yes|yeah|yep)\b[,.]?)\s+`)
 
-// labelLeadsTo reports whether a user's clause, lower-cased and without its
-// acknowledgement, opens with the label of an option offered before it.
-func labelLeadsTo(t *transcript, i, prev int, unled string) bool {
-	if prev < 0 {
-		return false
-	}
-	g := labelLeadRE.FindStringSubmatch(unled)
-	if g == nil || len(g[0]) == len(unled) {
-		return false
-	}
-	_, _, _, ok := findOption(t, i, g[1], nil)
-	return ok
+// namesOfferedLabel reports whether a user's clause, lower-cased and
+// without its acknowledgement, names by its label an option offered
+// before it: "2, summary step", "and do (b)", "option 2".
+func namesOfferedLabel(t *transcript, i, prev int, unled string) bool {
+	return offeredLabel(t, i, prev, labelLeadRE, unled) || offeredLabel(t, i, prev, optionRefRE, unled)
 }
 
-// refersToOption reports whether a user's clause names an option by its
-// label ("do (b)", "option 2") that an assistant message before it offers.
-func refersToOption(t *transcript, i, prev int, unled string) bool {
-	if prev < 0 {
+// offeredLabel reports whether re finds a label in unled, with words after
+// it when re only opens a clause, that an assistant message before message
+// i offers. A decimal ("3.1.", "4.2M customers") is no label.
+func offeredLabel(t *transcript, i, prev int, re *regexp.Regexp, unled string) bool {
+	if prev < 0 || decimalRE.MatchString(unled) {
 		return false
 	}
-	g := optionRefRE.FindStringSubmatch(unled)
-	if g == nil || decimalRE.MatchString(unled) {
-		return false // "3.1.", "4.2M customers": a number, no label
+	g := re.FindStringSubmatch(unled)
+	if g == nil || re == labelLeadRE && len(g[0]) == len(unled) {
+		return false
 	}
 	_, _, _, ok := findOption(t, i, strings.Join(g[1:], ""), nil)
 	return ok

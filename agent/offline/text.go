@@ -426,14 +426,20 @@ var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': t
 // ("ok, so use HS256" → "use HS256"), without running the pattern on the
 // many clauses whose first word opens none.
 func unleadAck(s string) string {
-	end := 0
-	for end < len(s) && (s[end] >= 'a' && s[end] <= 'z' || s[end] >= 'A' && s[end] <= 'Z') {
-		end++
-	}
-	if w := lowerASCII(s[:end]); !ackFirstWords[w] && !strings.HasPrefix(w, "hmm") {
+	if w := lowerASCII(leadWord(s)); !ackFirstWords[w] && !strings.HasPrefix(w, "hmm") {
 		return s
 	}
 	return unlead(leadRE, s)
+}
+
+// leadWord returns the ASCII word s opens with ("let's" in "let's go"),
+// or "" when s opens with anything else.
+func leadWord(s string) string {
+	end := 0
+	for end < len(s) && s[end] < 0x80 && isWordByte(s[end]) {
+		end++
+	}
+	return s[:end]
 }
 
 // ackFirstWords are the words an acknowledgement of leadRE can open with.
