@@ -234,17 +234,20 @@ func TestPlanOrdersStepsByDependency(t *testing.T) {
 		},
 	}
 	md := planOf(hc)
-	before := func(a, b string) {
-		t.Helper()
-		if i, j := stepIndex(md, a), stepIndex(md, b); i < 0 || j < 0 || i > j {
-			t.Errorf("step %s does not come before step %s:\n%s", a, b, md)
-		}
-	}
-	before("D5", "D2") // D5 creates what the handler reads
-	before("D2", "D1") // tests come after what they test
-	before("D4", "D3") // "once the key table exists"
+	checkStepBefore(t, md, "D5", "D2") // D5 creates what the handler reads
+	checkStepBefore(t, md, "D2", "D1") // tests come after what they test
+	checkStepBefore(t, md, "D4", "D3") // "once the key table exists"
 	if !strings.Contains(md, "- After: step ") {
 		t.Errorf("no step says what it waits for:\n%s", md)
+	}
+}
+
+// checkStepBefore checks that plan md has a step for decision a before
+// one for decision b.
+func checkStepBefore(t *testing.T, md, a, b string) {
+	t.Helper()
+	if i, j := stepIndex(md, a), stepIndex(md, b); i < 0 || j < 0 || i > j {
+		t.Errorf("step %s does not come before step %s:\n%s", a, b, md)
 	}
 }
 
@@ -300,11 +303,8 @@ func TestPlanFirstOrdersOnlyAWholeStep(t *testing.T) {
 		},
 	}
 	md := planOf(hc)
-	for _, later := range []string{"D1", "D2"} {
-		if i, j := stepIndex(md, "D3"), stepIndex(md, later); i < 0 || j < 0 || i > j {
-			t.Errorf("D3 ends with \"first\" but does not come before %s:\n%s", later, md)
-		}
-	}
+	checkStepBefore(t, md, "D3", "D1") // D3 ends with "first"
+	checkStepBefore(t, md, "D3", "D2")
 	if n := strings.Count(md, "(it comes first)"); n != 2 {
 		t.Errorf("%d steps wait for one that comes first, want 2 (D1 and D2 wait for D3, nothing waits for D2):\n%s", n, md)
 	}
