@@ -1064,7 +1064,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			listed := inRiskSection(s) || flagsInjection(s)
 			downside, isDownside := optionDownside(t, s)
-			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !conditionalConcern(s) && !limitBeforeFix(t, ss, k) && !warnsOtherwise(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
+			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !conditionalConcern(s) && !consequenceConcern(t, s) && !concernLabelRE.MatchString(s.lower) && !limitBeforeFix(t, ss, k) && !warnsOtherwise(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
 			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") || !listed && falseAlarm(s) {
@@ -1194,6 +1194,60 @@ func modalConcern(t *transcript, s sentence) bool {
 		return false
 	}
 	return true
+}
+
+// consequenceRE finds what a statement says follows from how things are
+// ("…, so every write has to be idempotent", "… means a burst of exports
+// delays every email", "… until it's reloaded"), when it reaches further
+// than the thing itself: everything, everyone, never, for good, twice.
+var consequenceRE = regexp.MustCompile(`(?:, so |\bmeans? (?:that )?|, which |, and |\buntil |\botherwise\b|, or )[^.;]*?\b(?:every|whole|anyone|everyone|everyone's|never|nothing|no longer|gone|for good|twice|wrong|missing|nil|zero|full|blocks|delays|rejects|rejected|evicts?|evicted|unavailable|stops)\b`)
+
+// reassureTailRE is a consequence that reassures: "so there's nothing to
+// clean up", "every hasRole check keeps working", or a harm it prevents
+// ("so a retry never sends twice").
+var reassureTailRE = regexp.MustCompile(`\b(?:there's nothing|nothing (?:to|needs|else)|buys nothing|nothing (?:there )?changes|keeps? working|still works)\b|\b(?:never|doesn't|don't|won't|can't|cannot|isn't|no longer)\b[^,;.]{0,30}\b(?:twice|second|duplicate\w*|half)\b`)
+
+// concernLabelRE opens a sentence with a label that announces a cost of
+// what was just said: "The price:", "Side effect:", "The flip side is
+// that", "That's a snag:", "Careful:", "One-off cost to plan for:".
+var concernLabelRE = regexp.MustCompile(`^(?:(?:the|one|a|that's a|another) )?(?:price|side[- ]effects?|flip side|snag|careful|one-off cost[^:.]{0,30})(?: is that|:)\s`)
+
+// untilRE is a state that lasts until someone acts: "keeps serving the
+// old code until it's reloaded".
+var untilRE = regexp.MustCompile(`\buntil\b[^.;]*?\b(?:restart|reload|redeploy|expire|rebuil)\w*`)
+
+// impactWords gate consequenceRE, which is slow to fail.
+var impactWords = cues(`every whole anyone everyone everyone's never nothing no_longer gone for_good twice wrong missing nil zero full blocks delays rejects rejected evict evicts evicted unavailable stops`)
+
+// consequenceConcern reports whether s, an assistant's statement rather
+// than a proposal, draws a consequence that reaches everything or lasts
+// ("Delivery is at-least-once, so every write has to be idempotent"): a
+// concern even without a risk word. A period ("every 15s") is no reach.
+func consequenceConcern(t *transcript, s sentence) bool {
+	if s.role != agent.RoleAssistant || !impactWords.match(s.lower) && !strings.Contains(s.lower, "until ") || isQuestion(s.lower) || imperative(s.lower) ||
+		!containsAny(s.lower, ", so ", "mean", ", which ", ", and ", "until ", "otherwise", ", or ") {
+		return false
+	}
+	lc := t.statementOf(s)
+	if imperative(lc) || pronounLead(lc) != "" || hasWordPrefix(lc, "i'm", "whatever", "it's worth") || reassureTailRE.MatchString(lc) ||
+		pathLeadRE.MatchString(lc) && looksLikeFile(strings.Trim(strings.Fields(lc)[0], "`:")) {
+		return false
+	}
+	// "Also issue a separate CA, so a dev bundle can never install": a
+	// proposal and what it prevents.
+	if _, rest, ok := strings.Cut(lc, " "); ok && hasWordPrefix(lc, "also", "only", "just", "then") && imperative(rest) {
+		return false
+	}
+	if strings.Contains(lc, "until ") && untilRE.MatchString(lc) {
+		return true
+	}
+	for _, loc := range consequenceRE.FindAllStringIndex(lc, -1) {
+		rest := strings.TrimLeft(lc[loc[1]:], " ~")
+		if rest == "" || rest[0] < '0' || rest[0] > '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // conditionalRE is a condition and what then happens to something other

@@ -302,3 +302,38 @@ func TestNewRiskFormsKeepSeverityAndMitigation(t *testing.T) {
 		t.Errorf("mitigation = %q, want the agreed sweep", m)
 	}
 }
+
+// TestConsequenceRisks checks that a statement drawing a consequence that
+// reaches everything or lasts is a risk without any risk word, and that a
+// consequence which reassures, or a harm the proposal prevents, is not.
+func TestConsequenceRisks(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("We want to move the nightly import to the new queue workers."),
+		a("Two things about the queue. Messages are delivered at least once, so every handler has to tolerate seeing the same message. "+
+			"The import and the thumbnails share one queue, which means a big import delays every thumbnail for the evening. "+
+			"The worker caches the price table at start, and it keeps the old prices until it is restarted."),
+	),
+		[]string{"every handler has to tolerate", "a big import delays every thumbnail", "keeps the old prices until it is restarted"}, nil)
+	checkRisks(t, risksOf(t,
+		u("We want to move the nightly import to the new queue workers."),
+		a("The handler records each message id first and skips ids it has seen, so a redelivery never writes twice. "+
+			"Your existing cron entries call the same script, so every existing schedule keeps working. "+
+			"Also put each worker on its own queue, so a stuck import can never block the thumbnails. "+
+			"The worker pings the health endpoint every 30 s, and the supervisor restarts it on a miss."),
+	),
+		nil, []string{"never writes twice", "keeps working", "each worker on its own queue", "every 30 s"})
+}
+
+// TestConcernLabels checks that a sentence opened by a label announcing a
+// cost ("The price:", "Side effect:", "That's a snag:") is a risk, stated
+// without its label.
+func TestConcernLabels(t *testing.T) {
+	got := risksOf(t,
+		u("Let's cache the rendered pages on the CDN."),
+		a("Done that way, pages come from the edge. The price: an edited page shows the old version until the cache entry expires. "+
+			"Side effect: the admin preview goes through the CDN too. That's a snag: the login page can't be cached at all."),
+	)
+	checkRisks(t, got,
+		[]string{"edited page shows the old version until the cache entry expires", "admin preview goes through the CDN too", "login page can't be cached at all"},
+		[]string{"The price:", "Side effect:", "snag:"})
+}

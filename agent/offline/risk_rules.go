@@ -16,9 +16,9 @@ var (
 	// concernLeadRE is a lead-in that announces a concern before stating
 	// it ("The flip side is the real issue:", "One more long-term concern:",
 	// "The downside is bluntness —").
-	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up)\b[^:;—–]{0,50}(?::|\s[—–])\s+`)
+	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up|snag|side[- ]effects?|price|careful|cost)\b[^:;—–]{0,50}(?::|\s[—–])\s+`)
 	// concernWords gate concernLeadRE, which is slow to fail.
-	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up`)
+	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up snag side_effect price careful cost`)
 	// mitigationHint gates mitigationRE.
 	mitigationHint = cues(`avoids prevents fixes keeps fine problem if stops protects`)
 	// mitigationRE marks a sentence that removes a concern rather than
