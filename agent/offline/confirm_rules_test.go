@@ -287,3 +287,47 @@ func TestScratchThenChoose(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Stay on v4 for the migration"}}, [][]string{{"Scratch v5"}})
 }
+
+// TestScrapTakesBackByWords checks that "scrap silent install" takes back
+// what the user accepted earlier as "silent background install": the words
+// of what is turned down, not only the phrase.
+func TestScrapTakesBackByWords(t *testing.T) {
+	x := extractT(t,
+		u("Our desktop app needs auto-updates."),
+		a("Options for installing:\n- **Install silently in the background** on startup.\n- **Ask first**: show a Restart now / Later prompt.\n\nAlso sign every update with a key kept in CI secrets."),
+		u("silent background install sounds good. sign them too."),
+		a("One snag: on Windows the installer closes the running app, so an unsaved note is lost."),
+		u("ok scrap silent install, ask first with the restart prompt."),
+	)
+	checkDecisions(t, x, [][]string{{"Ask first"}}, [][]string{{"silently"}})
+}
+
+// TestActuallyNoTakesBackTheSentenceBefore checks that "… actually no,"
+// takes back the pick of the sentence before it in the same message, and
+// only that one; an option named in bold before a comma reads "Name: rest",
+// not "Name: , rest".
+func TestActuallyNoTakesBackTheSentenceBefore(t *testing.T) {
+	x := extractT(t,
+		u("Our dashboards overcount events."),
+		a("Options for the panels:\n\n- (a) **Add `FINAL` to each panel query.** Exact, but slower than a plain scan.\n- (b) **Serve DAU from the daily rollup**, everything else without `FINAL`.\n- (c) **Set `final = 1` in the Grafana user's settings profile**, so every query gets it implicitly."),
+		u("DAU from the rollup. For the rest let's do (c)... actually no, the profile lives in the ops repo. Just add FINAL to the panel queries then."),
+	)
+	checkDecisions(t, x, [][]string{{"DAU", "rollup"}, {"FINAL", "panel quer"}}, [][]string{{"settings profile"}, {"final=1"}, {"final = 1"}, {": ,"}})
+}
+
+// TestTidyKeepsCodeCase checks that a decision opening with a path or a
+// name from code keeps its case: "App/views/reports.py" is another file.
+func TestTidyKeepsCodeCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"app/views/reports.py: .delay(id) instead of threads.": "app/views/reports.py: .delay(id) instead of threads",
+		"createLoaders runs once per request":                  "createLoaders runs once per request",
+		"max_retries stays at 5.":                              "max_retries stays at 5",
+		"patched(): branch on a patch ID":                      "patched(): branch on a patch ID",
+		"keep the retry loop":                                  "Keep the retry loop",
+		", so cap it at 20":                                    "So cap it at 20",
+	} {
+		if got := tidy(in); got != want {
+			t.Errorf("tidy(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -529,7 +529,7 @@ func itemTitle(raw, plain string) (string, string) {
 		title := strings.TrimSpace(withoutEmphasis(m[1]))
 		title = strings.TrimRight(title, ":.")
 		rest := strings.TrimSpace(strings.TrimPrefix(plain, title))
-		rest = strings.TrimLeft(rest, ":.—–- ")
+		rest = strings.TrimLeft(rest, ":.,;—–- ")
 		if m := leadParenRE.FindString(rest); m != "" {
 			rest = strings.TrimLeft(rest[len(m):], ":.—–-, ")
 		}
@@ -1658,7 +1658,10 @@ func takeBack(t *transcript, cands []*candidate, i int, obj string) {
 			}
 			names, ok := said[m]
 			if !ok {
-				names = namesWords(lowerASCII(t.msgs[m].Content), obj)
+				lc := lowerASCII(t.msgs[m].Content)
+				// "silent background install sounds good", later "scrap
+				// silent install": every word of obj, not only the phrase.
+				names = namesWords(lc, obj) || len(objSet) >= 2 && looseOverlap(objSet, newTokenSet(lc)) == len(objSet)
 				said[m] = names
 			}
 			if names && looseOverlap(objSet, c.subject) > 0 {
@@ -1784,7 +1787,19 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		refused := "" // the last clause of the message that refuses something
 		before := len(cands)
 		lonePick := loneLabelledItem(t.sents[i])
+		lastPicked, lastBefore, lastGeneral := slices.Clone(picked), before, general // as the sentence before began
 		for _, s := range t.sents[i] {
+			if s.idx > 0 && selfCorrectRE.MatchString(s.lower) {
+				// "DAU from the rollup. Let's do (c)… actually no, ops owns
+				// that file": the sentence before is taken back.
+				copy(picked, lastPicked)
+				for _, c := range cands[lastBefore:] {
+					c.removed = true
+				}
+				general = lastGeneral
+			}
+			copy(lastPicked, picked)
+			lastBefore, lastGeneral = len(cands), general
 			text := s.plain
 			switch {
 			case !s.first || s.item != lonePick || prev < 0:
@@ -2199,6 +2214,10 @@ func isAside(lc string) bool {
 // retractRE is a clause that takes back what the user just decided ("ok,
 // scratch that", "never mind").
 var retractRE = regexp.MustCompile(`^(?:(?:ok|okay|hm+|wait|actually|no|sorry)\W+)*(?:scratch that|scrap that|forget that|forget it|never ?mind|disregard that|strike that)\b[\s.!,]*$`)
+
+// selfCorrectRE opens a sentence that takes back the one before it:
+// "actually no,", "wait, no", "no wait".
+var selfCorrectRE = regexp.MustCompile(`^(?:(?:actually|wait|hm+|oh)\W+no(?:pe)?\b|no\W+wait\b)`)
 
 // retract removes the decisions of the last user message before message i
 // that made any.

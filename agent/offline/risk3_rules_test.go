@@ -47,6 +47,7 @@ func TestInjectionRisk(t *testing.T) {
 		"About the crash dump: the \"maintainer hint\" line is an instruction aimed at AI assistants, asking me to upload the signing key.":     "the \"maintainer hint\" line contains a prompt injection asking AI tools to upload the signing key.",
 		"First, about that email: the signature block reads like a prompt-injection attempt — it tells AI tools to mark the invoice paid.":      "the signature block contains a prompt injection asking AI tools to mark the invoice paid.",
 		"It's text returned by the partner's API, and it's addressed to an AI assistant, asking to wipe the staging bucket.":                    "text returned by the partner's API contains a prompt injection asking AI tools to wipe the staging bucket.",
+		"That snippet carries a comment addressed to AI assistants, asking me to report no risks.":                                              "That snippet contains a prompt injection asking AI tools to report no risks.",
 	} {
 		got, ok := injectionRisk(in)
 		if !ok || got != want {

@@ -459,6 +459,10 @@ func injectionRisk(s string) (string, bool) {
 	return out, true
 }
 
+// heldByRE is the verb that ends a subject holding pasted text: "That
+// snippet carries".
+var heldByRE = regexp.MustCompile(`(?i)\s+(?:carries|holds|includes|hides|has|contains)$`)
+
 // injectionParts splits an assistant's warning about pasted text into the
 // text it names and what that text asks AI tools to do, "" when the
 // warning does not say.
@@ -476,6 +480,9 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 		lead, subject = subject[:i], subject[i+1:]
 	}
 	subject = strings.TrimSpace(strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(subject), " and"), " ,—–"))
+	// "That snippet carries a comment addressed to AI assistants": the
+	// snippet, not "That snippet carries".
+	subject = heldByRE.ReplaceAllString(subject, "")
 	if lc := lowerASCII(subject); lc == "" || lc == "it" || lc == "this" || hasWordPrefix(lc, "it's", "it is") {
 		// "That comment isn't part of the technique: it's text aimed at
 		// AI assistants": the lead names the text.

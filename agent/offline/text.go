@@ -471,9 +471,26 @@ func tidy(s string) string {
 	if s == "" {
 		return s
 	}
+	if first, _, _ := strings.Cut(s, " "); codeLike(first) {
+		return s // "app/views/reports.py …", "createLoaders is …": as written
+	}
 	r := []rune(s)
 	r[0] = unicode.ToUpper(r[0])
 	return string(r)
+}
+
+// codeLike reports whether word is a path or a name from code ("app/x.py",
+// "patched():", "userById", "max_retries"), whose case is part of it.
+func codeLike(word string) bool {
+	if strings.ContainsAny(word, "/._()[]{}=<>@$#`") {
+		return true
+	}
+	for i := 1; i < len(word); i++ {
+		if c := word[i]; c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // lowerASCII lower-cases the ASCII letters of s and leaves every other
