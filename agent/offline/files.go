@@ -17,7 +17,36 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	dockerfile makefile nix cue bzl bazel gd tscn tres gdshader shader glsl hlsl ino s asm ld zig nim hs ml elm erl hrl prisma
 	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag bb bbappend bbclass wks cmd
 	entitlements xcconfig pbxproj storyboard xib xcscheme xcassets xcstrings strings rbs rbi bicep bicepparam dvc astro groovy hbs ejs
-	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol`)
+	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol
+	config nf vcl vtc smk wdl cwl service timer rego feature po pot arb resx xlf xliff ftl tex bib sty
+	rmd qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
+	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs`)
+
+// runtimeExtensions name what a program writes as it runs, not its code:
+// "storage/logs/laravel.log".
+var runtimeExtensions = wordSet(`log tmp bak swp pid sock out err`)
+
+// pathWithExtension reports whether p, whose extension ext is none of
+// fileExtensions, is still a file: a path under a folder
+// ("varnish/includes/ban.vcl") whose extension is a short lower-case word.
+// Its first folder has no dot, which a host name has ("example.com/a.b").
+func pathWithExtension(p, ext string) bool {
+	first, _, ok := strings.Cut(p, "/")
+	if !ok || first == "" || strings.ContainsAny(first, ".:") || len(ext) > 6 || runtimeExtensions[ext] {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(ext); i++ {
+		switch c := ext[i]; {
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return letter
+}
 
 // toolConfigRE is a tool's settings in its dot folder: .dvc/config,
 // .cargo/config.
@@ -237,7 +266,7 @@ func looksLikeFile(p string) bool {
 		return false
 	}
 	ext := base[dot+1:]
-	if !fileExtensions[lowerASCII(ext)] {
+	if !fileExtensions[lowerASCII(ext)] && !pathWithExtension(p, ext) {
 		return false
 	}
 	// Julia packages are named in CamelCase with a ".jl" suffix

@@ -178,3 +178,21 @@ func TestFileRulesFromFourthBlindRound(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesOfOtherStacks checks that files of stacks the extension list
+// does not know are files when they sit under a folder, that real file
+// types outside the usual web stacks are known by name, and that hosts,
+// versions, logs and method calls are not files.
+func TestFilesOfOtherStacks(t *testing.T) {
+	for p, want := range map[string]bool{
+		"varnish/includes/ban.vcl": true, "conf/aws_batch.config": true, "main.nf": true,
+		"nextflow.config": true, "deploy/worker.service": true, "tests/fixtures/adt_a01.hl7": true,
+		"Resources/Views/login.leaf": true, "locales/fr.ftl": true,
+		"example.com/index.foo": false, "storage/logs/laravel.log": false, "v1.2/3.4": false,
+		"src/x.averylongext": false, "extAuth.http": false, "api.example.com": false,
+	} {
+		if got := looksLikeFile(p); got != want {
+			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
