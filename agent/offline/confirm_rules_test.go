@@ -331,3 +331,39 @@ func TestTidyKeepsCodeCase(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberNoTurnsDown checks that "2 no" turns option 2 down: a label
+// named and refused, not a word the label shares with another option.
+func TestNumberNoTurnsDown(t *testing.T) {
+	x := extractT(t,
+		u("Alignment jobs die with exit 137."),
+		a("Options:\n1. **Retry with escalating memory**: retry only on 137 and grow memory per attempt.\n2. **Raise the memory of every job to 64 GB.** One line, but every sample pays for it.\n3. **Sparse index** (`--sparse 2`): a smaller index, slower alignment."),
+		u("1. 2 no. 3 no, the index is shared."),
+	)
+	checkDecisions(t, x, [][]string{{"escalating memory"}}, [][]string{{"2 no"}, {"64 GB"}, {"parse index"}})
+}
+
+// TestAcceptedDropTakesBack checks that accepting a reply that says to
+// drop something the user chose earlier takes that choice back, and that
+// a plan step removing something ("Remove X from the Podfile") does not.
+func TestAcceptedDropTakesBack(t *testing.T) {
+	x := extractT(t,
+		u("Jobs ask for more memory than any instance has and hang."),
+		a("Cap requests with the resourceLimits directive; it needs Nextflow 24.04."),
+		u("upgrade to 24.04 and use resourceLimits, sure."),
+		a("Noted."),
+		u("IT won't bump Nextflow before Q3, so stay on 23.10. Can we still cap memory?"),
+		a("Yes: drop `resourceLimits` and the version bump, and wrap each request in a check_max helper."),
+		u("check_max it is. ship it"),
+	)
+	checkDecisions(t, x, [][]string{{"check_max"}}, [][]string{{"resourceLimits", "24.04"}})
+
+	x = extractT(t,
+		u("We want our pods in Swift packages."),
+		a("Move Alamofire and Kingfisher to SPM and declare them in Modules/Package.swift."),
+		u("yes"),
+		a("Then, once that builds: remove Alamofire from the Podfile and run pod install."),
+		u("ok"),
+	)
+	checkDecisions(t, x, [][]string{{"Alamofire", "SPM"}}, nil)
+}

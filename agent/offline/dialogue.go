@@ -1643,6 +1643,10 @@ func refusedItem(refusal string, props []proposal) int {
 	return found
 }
 
+// dropObjRE opens an instruction to drop something by name: "Drop
+// `resourceLimits` and the version bump".
+var dropObjRE = regexp.MustCompile("^(?:so |then |just |and )?(?:drop|remove)\\s+(?:the\\s+)?`?([a-z0-9_.-]{3,})")
+
 // takeBack removes the decisions of user messages before message i that
 // the user made in words naming obj ("yes do fetch", later "drop fetch").
 func takeBack(t *transcript, cands []*candidate, i int, obj string) {
@@ -2100,6 +2104,21 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if prev >= 0 && (len(cands) > before || general || anyPick || len(against) > 0) {
 			answered[prev] = true
 		}
+		if prev >= 0 && (len(cands) > before || general || anyPick) {
+			// "Drop resourceLimits and put this in nextflow.config" —
+			// "ship it": what the user chose before in those words goes.
+			for _, s := range t.sents[prev] {
+				// "Remove Alamofire from the Podfile", "drop TTLs to 60s",
+				// "remove it two weeks after": edits and steps of a plan,
+				// not a choice taken back.
+				if s.bullet || containsAny(s.lower, " from ", " to ", " after ", " once ", " when ", " until ") {
+					continue
+				}
+				if m := dropObjRE.FindStringSubmatch(t.statementOf(s)); m != nil && !pointerWords[m[1]] && !genericWords[m[1]] {
+					takeBack(t, cands, prev, m[1])
+				}
+			}
+		}
 		// The opening message agrees to nothing: the reply confirms a
 		// choice in it only when it made one outright.
 		if (prev >= 0 || choseOutright(cands[before:])) && (userAgreed(t, i, cands) || general || anyPick || replyEchoes(t, i)) {
@@ -2236,8 +2255,8 @@ func retract(cands []*candidate, i int) {
 }
 
 // trailRefusalRE is a terse clause that names something and then turns
-// it down ("lock thing no", "the sweeper, nope").
-var trailRefusalRE = regexp.MustCompile(`(?i)^([a-z][\w ./+-]*?),?\s+(?:no|nope|nah)[.!]*$`)
+// it down ("lock thing no", "the sweeper, nope", "2 no").
+var trailRefusalRE = regexp.MustCompile(`(?i)^([a-z0-9(][\w ./+()-]*?),?\s+(?:no|nope|nah)[.!]*$`)
 
 // trailRefusal returns what a terse clause turns down last ("lock thing
 // no": "lock thing"), or "".

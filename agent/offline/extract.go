@@ -427,7 +427,7 @@ func userClauses(s string) []string {
 	}
 	for _, c := range parts {
 		lc := lowerASCII(c)
-		if i := strings.Index(c, ", "); i > 0 && (leadingNoRE.MatchString(lc) || refuseLabelRE.MatchString(lc[:i])) {
+		if i := strings.Index(c, ", "); i > 0 && (leadingNoRE.MatchString(lc) || refuseLabelRE.MatchString(lc[:i]) || labelNoRE.MatchString(lc[:i])) {
 			// "No cap, sliding 30 days", "ok scrap A, go with B": the
 			// refusal, then what is taken.
 			out = append(out, c[:i], c[i+2:])
@@ -465,6 +465,9 @@ func andVerbSplit(s string) string {
 	b.WriteString(s)
 	return b.String()
 }
+
+// labelNoRE is an option's label turned down: "3 no", "(b) nope".
+var labelNoRE = regexp.MustCompile(`^\(?(?:[a-h]|\d{1,2})\)?\s+(?:no|nope|nah)$`)
 
 // refuseLabelRE is a clause that turns down an option by its label
 // ("scrap A", "ok, drop option 2").
