@@ -321,7 +321,7 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		var match string
 		n := 0
 		for _, long := range order {
-			if long != short && strings.HasSuffix(long, "/"+short) {
+			if long != short && strings.HasSuffix(long, "/"+short) && !abbreviates(long, order) {
 				match = long
 				n++
 			}
@@ -367,6 +367,17 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		out = append(out, fileFrom(p, ms))
 	}
 	return out
+}
+
+// abbreviates reports whether path p is the end of a longer path in
+// paths: "commands/branch.py" of "src/relctl/commands/branch.py".
+func abbreviates(p string, paths []string) bool {
+	for _, long := range paths {
+		if len(long) > len(p) && strings.HasSuffix(long, "/"+p) {
+			return true
+		}
+	}
+	return false
 }
 
 // fileFrom builds the extracted file for the mentions of path p.

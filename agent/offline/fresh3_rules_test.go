@@ -196,3 +196,18 @@ func TestFilesOfOtherStacks(t *testing.T) {
 		}
 	}
 }
+
+// TestBareNameJoinsItsPath checks that a bare file name joins the one full
+// path it abbreviates even when a shorter form of that path was also
+// mentioned ("branch.py", "commands/branch.py",
+// "src/relctl/commands/branch.py").
+func TestBareNameJoinsItsPath(t *testing.T) {
+	x := extractT(t,
+		u("Our CLI lives in src/relctl/. Branch names are typed by hand."),
+		a("Completion for branch names goes in `src/relctl/commands/branch.py`: `commands/branch.py` gets an autocompletion callback, and `branch.py` keeps its argument names."),
+		u("ok"),
+	)
+	if got := pathsOf(x); !slices.Equal(got, []string{"src/relctl/commands/branch.py"}) {
+		t.Errorf("files = %q, want only src/relctl/commands/branch.py", got)
+	}
+}
