@@ -324,6 +324,7 @@ func TestTidyKeepsCodeCase(t *testing.T) {
 		"max_retries stays at 5.":                              "max_retries stays at 5",
 		"patched(): branch on a patch ID":                      "patched(): branch on a patch ID",
 		"keep the retry loop":                                  "Keep the retry loop",
+		"ok. keep the retry loop":                              "Ok. keep the retry loop",
 		", so cap it at 20":                                    "So cap it at 20",
 	} {
 		if got := tidy(in); got != want {

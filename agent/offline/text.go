@@ -482,6 +482,7 @@ func tidy(s string) string {
 // codeLike reports whether word is a path or a name from code ("app/x.py",
 // "patched():", "userById", "max_retries"), whose case is part of it.
 func codeLike(word string) bool {
+	word = strings.TrimRight(word, ",.;:!?") // "ok." is a word, "x.py" a file
 	if strings.ContainsAny(word, "/._()[]{}=<>@$#`") {
 		return true
 	}
