@@ -295,7 +295,11 @@ func (pl *offlinePlan) markdown() string {
 				fmt.Fprintf(&b, "- Watch: %s. No mitigation agreed yet.\n", strings.TrimRight(oneLine(r.Description), "."))
 			}
 		}
-		fmt.Fprintf(&b, "- Done when: %s.\n", doneWhen(content))
+		var paths []string
+		for _, j := range pl.files[i] {
+			paths = append(paths, hc.FilesReferenced[j].Path)
+		}
+		fmt.Fprintf(&b, "- Done when: %s.\n", doneWhen(content, paths))
 	}
 
 	b.WriteString("\n## Files\n\n")

@@ -219,6 +219,9 @@ var removeRE = regexp.MustCompile(`\b(?:remove|delete|drop)\b`)
 // newFileRE marks a file that does not exist yet.
 var newFileRE = regexp.MustCompile(`^new\b|\b(?:new file|create|created|(?:a|an) new)\b`)
 
+// onScreen is the check of a step that changes what people see.
+const onScreen = "a component or browser test shows “%s” on screen"
+
 // doneKinds are kinds of work, each with the words that name it and the
 // check that shows a step of that kind is done.
 var doneKinds = []struct {
@@ -233,20 +236,32 @@ var doneKinds = []struct {
 	{regexp.MustCompile(`\b(?:endpoint|route|api|request|response|header|status|[1-5]\d\d)\b`), "an integration test sends a request and gets back what “%s” promises"},
 	{regexp.MustCompile(`\b(?:metric|alert|alarm|log|logs|dashboard|monitor\w*|trace)\b`), "the signal from “%s” shows up where the team watches, checked once in staging"},
 	{regexp.MustCompile(`\b(?:config|setting|env|environment variable|flag|yaml|toml|default)\b`), "the setting of “%s” is read at start-up, and its default is documented"},
-	{regexp.MustCompile(`\b(?:page|screen|button|banner|component|view|form|ui|modal)\b`), "a component or browser test shows “%s” on screen"},
+	{regexp.MustCompile(`\b(?:page|screen|button|banner|component|view|form|ui|modal)\b`), onScreen},
 	{regexp.MustCompile(`\b(?:doc|docs|readme|runbook|document)\b`), "the text for “%s” is merged and a teammate has followed it once"},
 }
 
-// doneWhen says how to tell a step is finished, specific to its decision.
-func doneWhen(decision string) string {
+// doneWhen says how to tell a step is finished, specific to its decision
+// and the files it changes: a step whose files are all code without a
+// screen ("a view with the date filter" in events_clean.sql) is not
+// checked on screen.
+func doneWhen(decision string, files []string) string {
 	short := strings.TrimRight(firstWords(decision, 10), ".!")
 	lc := lowerASCII(decision)
 	for _, k := range doneKinds {
-		if k.re.MatchString(lc) {
+		if k.re.MatchString(lc) && !(k.check == onScreen && len(files) > 0 && !slices.ContainsFunc(files, isUIFile)) {
 			return fmt.Sprintf(k.check, short)
 		}
 	}
 	return fmt.Sprintf("a test exercises “%s” and fails without the change", short)
+}
+
+// uiExtensions are the extensions of files that draw a screen.
+var uiExtensions = wordSet(`tsx jsx vue svelte html htm css scss sass less astro swift kt dart xaml qml razor cshtml erb hbs ejs pug twig liquid njk heex eex leex storyboard xib templ`)
+
+// isUIFile reports whether the file at p draws a screen.
+func isUIFile(p string) bool {
+	ext := path.Ext(p)
+	return ext != "" && uiExtensions[lowerASCII(ext[1:])]
 }
 
 // withoutPathLead drops a leading "path:" or "name.go:" from a file's

@@ -339,3 +339,24 @@ func TestPlanDoneWhenForAKeepDecision(t *testing.T) {
 		t.Errorf("a decision to keep something asks for a test of the change:\n%s", md)
 	}
 }
+
+// TestPlanChecksOnScreenOnlyWhatHasAScreen checks that a step whose files
+// draw nothing (a SQL view) is not checked by a browser test, while a step
+// with a page, or with no file yet, is.
+func TestPlanChecksOnScreenOnlyWhatHasAScreen(t *testing.T) {
+	const browser = "a component or browser test shows"
+	for _, tt := range []struct {
+		decision string
+		files    []string
+		screen   bool
+	}{
+		{"Deduplicate events in a view with the date filter applied first", []string{"sql/events_clean.sql"}, false},
+		{"Show a banner on the settings page while the export runs", []string{"web/src/Settings.tsx", "web/api/export.go"}, true},
+		{"Show a banner on the settings page while the export runs", nil, true},
+	} {
+		got := doneWhen(tt.decision, tt.files)
+		if strings.Contains(got, browser) != tt.screen {
+			t.Errorf("doneWhen(%q, %q) = %q, want on screen: %v", tt.decision, tt.files, got, tt.screen)
+		}
+	}
+}
