@@ -1070,7 +1070,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if isInjection(s.lower) && !flagsInjection(s) || notDecision.match(s.lower) || s.heading || !listed && !isDownside && (!riskCues.match(withoutAsides(s.lower)) && !modalConcern(t, s) && !conditionalConcern(s) && !consequenceConcern(t, s) && !concernLabelRE.MatchString(s.lower) && !limitBeforeFix(t, ss, k) && !warnsOtherwise(s.lower) || isBackground(s) || isMitigation(s.lower) || notConcern(t, s)) {
 				continue
 			}
-			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") || !listed && falseAlarm(s) {
+			if isQuestion(s.lower) && !strings.Contains(s.lower, "what if") && !strings.Contains(s.lower, "risk") || !listed && (falseAlarm(s) || fileEntry(s.plain)) {
 				continue
 			}
 			// "On the actual bug, two separate issues:" introduces the
@@ -1137,6 +1137,17 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 		}
 	}
 	return out
+}
+
+// fileEntryRE is a line of a file list: a path, then what the file gets
+// ("ingest_db_pool.erl → no crash on connect failure", "a.go: new").
+var fileEntryRE = regexp.MustCompile("^`?([\\w./@+\\[\\]()-]+?)`?\\s*(?::|\\s[—–-]|\\s?→|\\s->)\\s")
+
+// fileEntry reports whether plain text is a line of a file list: what it
+// says the file gets is work, even when it names a failure it removes.
+func fileEntry(plain string) bool {
+	m := fileEntryRE.FindStringSubmatch(plain)
+	return m != nil && strings.ContainsAny(m[1], "./") && looksLikeFile(m[1])
 }
 
 // limitRE finds a limitation: what something only does, or does not.

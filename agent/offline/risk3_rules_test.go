@@ -338,3 +338,12 @@ func TestConcernLabels(t *testing.T) {
 		[]string{"edited page shows the old version until the cache entry expires", "admin preview goes through the CDN too", "login page can't be cached at all"},
 		[]string{"The price:", "Side effect:", "snag:"})
 }
+
+// TestFileListLinesAreNoRisks checks that a line of a file list ("a.erl →
+// no crash on connect failure") is work, not a risk.
+func TestFileListLinesAreNoRisks(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("The ingest node goes down whenever Postgres blips."),
+		a("Files:\n- `apps/ingest/src/ingest_db_pool.erl` → no crash on connect failure; backoff with jitter\n- `fw/lib/cache.ex` — 200 MB cap, no crash on :enospc"),
+	), nil, []string{"no crash on connect failure", "no crash on :enospc"})
+}
