@@ -1217,9 +1217,10 @@ func modalConcern(t *transcript, s sentence) bool {
 var consequenceRE = regexp.MustCompile(`(?:, so |\bmeans? (?:that )?|, which |, and |\buntil |\botherwise\b|, or )[^.;]*?\b(?:every|whole|anyone|everyone|everyone's|never|nothing|no longer|gone|for good|twice|wrong|missing|nil|zero|full|blocks|delays|rejects|rejected|evicts?|evicted|unavailable|stops)\b`)
 
 // reassureTailRE is a consequence that reassures: "so there's nothing to
-// clean up", "every hasRole check keeps working", or a harm it prevents
-// ("so a retry never sends twice").
-var reassureTailRE = regexp.MustCompile(`\b(?:there's nothing|nothing (?:to|needs|else)|buys nothing|nothing (?:there )?changes|keeps? working|still works)\b|\b(?:never|doesn't|don't|won't|can't|cannot|isn't|no longer)\b[^,;.]{0,30}\b(?:twice|second|duplicate\w*|half)\b`)
+// clean up", "every hasRole check keeps working", a guarantee ("which only
+// sees the snapshot, never the live document"), or a harm it prevents ("so
+// a retry never sends twice").
+var reassureTailRE = regexp.MustCompile(`\b(?:there's nothing|nothing (?:to|needs|else)|buys nothing|nothing (?:there )?changes|keeps? working|still works)\b|\bonly\b[^,;.]{1,40},\s+never\b|\b(?:never|doesn't|don't|won't|can't|cannot|isn't|no longer)\b[^,;.]{0,30}\b(?:twice|second|duplicate\w*|half)\b`)
 
 // concernLabelRE opens a sentence with a label that announces a cost of
 // what was just said: "The price:", "Side effect:", "The flip side is

@@ -151,7 +151,11 @@ func findFiles(sents []sentence) []fileMention {
 		}
 		for _, clause := range clauses {
 			neg, negKnown := false, false
-			for _, cand := range fileFields(clause) {
+			var cands []string
+			for _, f := range fileFields(clause) {
+				cands = append(cands, siblingFiles(f)...)
+			}
+			for _, cand := range cands {
 				if i := strings.Index(cand, "::"); i > 0 {
 					cand = cand[:i]
 				}
@@ -198,6 +202,23 @@ func findFiles(sents []sentence) []fileMention {
 		}
 	}
 	return out
+}
+
+// siblingRE is a file and its sibling with another extension, written
+// once: "src/ProjectDocument.h/.cpp".
+var siblingRE = regexp.MustCompile(`^(.+)\.(\w{1,6})/\.(\w{1,6})$`)
+
+// siblingFiles returns the files a field names: both of "Doc.h/.cpp",
+// else the field itself.
+func siblingFiles(field string) []string {
+	if !strings.Contains(field, "/.") {
+		return []string{field}
+	}
+	m := siblingRE.FindStringSubmatch(field)
+	if m == nil {
+		return []string{field}
+	}
+	return []string{m[1] + "." + m[2], m[1] + "." + m[3]}
 }
 
 // namedAfterNo reports whether the lower-cased clause lc turns down the

@@ -211,3 +211,22 @@ func TestBareNameJoinsItsPath(t *testing.T) {
 		t.Errorf("files = %q, want only src/relctl/commands/branch.py", got)
 	}
 }
+
+// TestHeaderAndSourceWrittenOnce checks that "src/Doc.h/.cpp" names both
+// files, the header and the source.
+func TestHeaderAndSourceWrittenOnce(t *testing.T) {
+	x := extractT(t,
+		u("Saving big projects freezes the app."),
+		a("Files:\n- `src/ProjectDocument.h/.cpp` — saveAsync, a saving property, snapshot()\n- `qml/MainWindow.qml` — call saveAsync"),
+		u("ok"),
+	)
+	got := pathsOf(x)
+	for _, want := range []string{"src/ProjectDocument.h", "src/ProjectDocument.cpp", "qml/MainWindow.qml"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s missing from %q", want, got)
+		}
+	}
+	if slices.Contains(got, "src/ProjectDocument.h/.cpp") {
+		t.Errorf("the shorthand itself reported: %q", got)
+	}
+}

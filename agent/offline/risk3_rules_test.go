@@ -347,3 +347,12 @@ func TestFileListLinesAreNoRisks(t *testing.T) {
 		a("Files:\n- `apps/ingest/src/ingest_db_pool.erl` → no crash on connect failure; backoff with jitter\n- `fw/lib/cache.ex` — 200 MB cap, no crash on :enospc"),
 	), nil, []string{"no crash on connect failure", "no crash on :enospc"})
 }
+
+// TestGuaranteeIsNoRisk checks that a design guarantee ("which only sees
+// the snapshot, never the live document") is not read as a consequence.
+func TestGuaranteeIsNoRisk(t *testing.T) {
+	checkRisks(t, risksOf(t,
+		u("Saving big projects freezes the app."),
+		a("The serialization moves into a new ProjectSaver class, which only sees the snapshot, never the live document."),
+	), nil, []string{"never the live document"})
+}
