@@ -368,3 +368,15 @@ func TestAcceptedDropTakesBack(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Alamofire", "SPM"}}, nil)
 }
+
+// TestLabelInProseStays checks that an option's label inside a sentence
+// ("with (a) or (b)") stays in the decision; it is no parenthetical aside
+// to drop, which left "with or:".
+func TestLabelInProseStays(t *testing.T) {
+	x := extractT(t,
+		u("Fast bullets pass through walls."),
+		a("Options:\n\na) **Fixed timestep.** Move movement into FixedUpdate.\nb) **Sub-step manually** when delta is large.\n\nFor tunnelling with (a) or (b): do a swept test for bullets (a segment cast against the walls)."),
+		u("a. swept test yes."),
+	)
+	checkDecisions(t, x, [][]string{{"with (a) or (b): do a swept test"}}, [][]string{{"with or:"}, {"segment cast"}})
+}

@@ -20,8 +20,9 @@ var (
 	// an open option; hedgeCues the same anywhere in it.
 	hedgeRE   = regexp.MustCompile(`^(?:if|unless|maybe|perhaps|either|or|alternatively|some teams|you could|you can|one option|another option|we could)\b`)
 	hedgeCues = cues(`or_not want_that do_you would_you should_we should_i`)
-	// parenRE is a parenthetical remark.
-	parenRE = regexp.MustCompile(`\s+\([^()]*\)`)
+	// parenRE is a parenthetical remark; a lone label ("with (a) or
+	// (b)") points at an option and stays.
+	parenRE = regexp.MustCompile(`\s+\((?:[^()]{2,}|[^()a-h0-9]|)\)`)
 	// pronounLeadRE opens an opinion rather than the thing itself.
 	pronounLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
 	// controlRE is a user's reply that steers the conversation rather
