@@ -170,7 +170,7 @@ func extract(msgs []agent.TranscriptMessage) agent.Extraction {
 	t := newTranscript(msgs)
 	x := agent.Extraction{
 		Decisions:       findDecisions(t),
-		FilesReferenced: collectFiles(findFiles(t.all)),
+		FilesReferenced: collectFiles(filesOf(t)),
 		Risks:           findRisks(t),
 	}
 	if x.Decisions == nil {

@@ -3,6 +3,7 @@ package offline
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton/agent"
@@ -18,7 +19,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	kts tfbackend hcl2 sbt cmake mk pyi pxd cu cuh metal wgsl vert frag bb bbappend bbclass wks cmd
 	entitlements xcconfig pbxproj storyboard xib xcscheme xcassets xcstrings strings rbs rbi bicep bicepparam dvc astro groovy hbs ejs
 	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol
-	config nf vcl vtc smk wdl cwl service timer rego feature po pot arb resx xlf xliff ftl tex bib sty
+	config nf vcl vtc smk wdl cwl service timer rego rules feature po pot arb resx xlf xliff ftl tex bib sty
 	rmd qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs`)
 
@@ -96,7 +97,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is)\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`". Only that file is turned down, not the others the
@@ -108,7 +109,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )no\s+` + "`([^`\\s]+)`")
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing alone stay stays as_is`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays as_is will`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -152,7 +153,13 @@ func findFiles(sents []sentence) []fileMention {
 		for _, clause := range clauses {
 			neg, negKnown := false, false
 			var cands []string
-			for _, f := range fileFields(clause) {
+			fields := fileFields(clause)
+			for k, f := range fields {
+				// "`a/sensor.py` / `switch.py`": the second file sits in
+				// the first one's folder.
+				if k >= 2 && fields[k-1] == "/" && !strings.Contains(f, "/") && strings.Contains(fields[k-2], "/") {
+					f = path.Dir(fields[k-2]) + "/" + f
+				}
 				cands = append(cands, siblingFiles(f)...)
 			}
 			for _, cand := range cands {
@@ -221,6 +228,52 @@ func siblingFiles(field string) []string {
 	return []string{m[1] + "." + m[2], m[1] + "." + m[3]}
 }
 
+// filesOf returns the file mentions of a transcript in message order: in
+// what was said, and on the first line of the assistant's code blocks.
+func filesOf(t *transcript) []fileMention {
+	ms := findFiles(t.all)
+	if hs := codeHeaderFiles(t.msgs); len(hs) > 0 {
+		ms = append(ms, hs...)
+		slices.SortStableFunc(ms, func(a, b fileMention) int { return a.msg - b.msg })
+	}
+	return ms
+}
+
+// codeHeaderRE is the first line of a code block that names the file it
+// holds: "-- migrations/0001_create.sql", "// internal/cache/lru.go".
+var codeHeaderRE = regexp.MustCompile(`^(?://|#|--|;+|/\*|<!--)\s*` + "`?" + `([\w./@+\[\]()-]+\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\*/|-->)?$`)
+
+// codeHeaderFiles returns the files that the assistant's code blocks name
+// on their first line, in messages i of msgs. Code the user pasted is
+// theirs to quote, not a plan: only the assistant's blocks count.
+func codeHeaderFiles(msgs []agent.TranscriptMessage) []fileMention {
+	var out []fileMention
+	for i, m := range msgs {
+		if m.Role != agent.RoleAssistant || !strings.Contains(m.Content, "```") {
+			continue
+		}
+		inFence, first := false, false
+		for line := range strings.SplitSeq(m.Content, "\n") {
+			t := strings.TrimSpace(line)
+			if strings.HasPrefix(t, "```") {
+				inFence = !inFence
+				first = inFence
+				continue
+			}
+			if !first || t == "" {
+				continue
+			}
+			first = false // only a block's first line names it
+			if sm := codeHeaderRE.FindStringSubmatch(t); sm != nil {
+				if p, ok := store.CleanPath(sm[1]); ok && looksLikeFile(p) {
+					out = append(out, fileMention{path: p, msg: i, sentence: t, change: true})
+				}
+			}
+		}
+	}
+	return out
+}
+
 // namedAfterNo reports whether the lower-cased clause lc turns down the
 // file cand by name ("…, no `src/bin/worker.rs`").
 func namedAfterNo(lc, cand string) bool {
@@ -267,6 +320,9 @@ func looksLikeFile(p string) bool {
 	if isDotfile(base) || strings.HasPrefix(base, ".env.") {
 		return true // .env.production too
 	}
+	if p == base && extensionPattern(base) {
+		return false // "rename stores to .svelte.ts": a kind of file, not one
+	}
 	if toolConfigRE.MatchString(p) {
 		return true
 	}
@@ -288,6 +344,11 @@ func looksLikeFile(p string) bool {
 	}
 	ext := base[dot+1:]
 	if !fileExtensions[lowerASCII(ext)] && !pathWithExtension(p, ext) {
+		return false
+	}
+	// "asyncio.Lock", "Dispatchers.Main": a name from code, its member
+	// capitalised; an extension is all one case ("L240611.CSV").
+	if ext != lowerASCII(ext) && ext != strings.ToUpper(ext) {
 		return false
 	}
 	// Julia packages are named in CamelCase with a ".jl" suffix
@@ -312,6 +373,22 @@ var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?
 func isDotfile(base string) bool {
 	return len(base) > 2 && base[0] == '.' && dotfileRE.MatchString(base)
 }
+
+// extensionPattern reports whether base names a kind of file by its
+// double extension (".svelte.ts", ".test.tsx", ".d.ts") rather than a
+// file: it opens with a dot, and its first part is an extension or a
+// suffix files share.
+func extensionPattern(base string) bool {
+	if len(base) < 4 || base[0] != '.' {
+		return false
+	}
+	first, _, ok := strings.Cut(base[1:], ".")
+	return ok && (fileExtensions[first] || sharedSuffixes[first])
+}
+
+// sharedSuffixes are the parts before an extension that mark a kind of
+// file: "x.test.ts", "x.module.css".
+var sharedSuffixes = wordSet(`test tests spec d module stories story server client e2e min`)
 
 // upperCount returns the number of upper-case ASCII letters in s.
 func upperCount(s string) int {

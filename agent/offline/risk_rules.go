@@ -28,7 +28,7 @@ var (
 	// tools ("contains text addressed to an AI assistant", "reads like a
 	// prompt-injection attempt"): untrusted input that tries to steer
 	// tooling is a risk of its own, whatever it asks for.
-	flagRE = regexp.MustCompile(`\b(?:addressed to|aimed at|directed at|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?\b|\bprompt[- ]injection\b`)
+	flagRE = regexp.MustCompile(`\b(?:addressed to|address(?:es|ing)|aimed at|directed at|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?\b|\bprompt[- ]injection\b`)
 	// flagHint gates flagRE.
 	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection`)
 	// meansLeadRE opens a sentence that draws the consequence of what was
