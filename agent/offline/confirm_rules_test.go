@@ -380,3 +380,22 @@ func TestLabelInProseStays(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"with (a) or (b): do a swept test"}}, [][]string{{"with or:"}, {"segment cast"}})
 }
+
+// TestLetterPickLeavesTheOthersOut checks that "a, fine. ship it" under
+// lettered items takes (a) only: lettered items are alternatives, even
+// when the list is not introduced as options. A bold name that runs on
+// into its item ("**Keep last values** and add …") reads as one phrase.
+func TestLetterPickLeavesTheOthersOut(t *testing.T) {
+	x := extractT(t,
+		u("The pump controller is powered off every night, so its entities go unavailable. Ideas?"),
+		a("Three:\n- (a) **Accept it.** Entities go unavailable overnight and come back at 06:00.\n- (b) **Keep last values** and add a reachability binary sensor.\n- (c) **Schedule-aware polling**: stop polling between 22:00 and 06:00.\n\nI'd take (a)."),
+		u("a, fine. also add diagnostics. ship it"),
+	)
+	checkDecisions(t, x, [][]string{{"Accept it"}}, [][]string{{"Keep last values"}, {"Schedule-aware"}})
+	if got := joinName("Keep last values", "and add a reachability sensor"); got != "Keep last values and add a reachability sensor" {
+		t.Errorf("joinName = %q", got)
+	}
+	if got := joinName("Redis", "a 5 minute TTL"); got != "Redis: a 5 minute TTL" {
+		t.Errorf("joinName = %q", got)
+	}
+}

@@ -74,7 +74,7 @@ func (p *proposal) decision() string {
 		// the option is its name; the rest tells how it works.
 		text = p.name
 	case p.body != "" && !traits(p.body):
-		text = p.name + ": " + decisionText(p.body)
+		text = joinName(p.name, decisionText(p.body))
 	case p.body != "" && p.topic != "" && len(tokens(lowerASCII(p.name))) == 1:
 		// "Routing strategy: Sub-path": a one-word pick says what it
 		// decides with the question its list answers.
@@ -103,6 +103,16 @@ func (p *proposal) decision() string {
 	return p.text
 }
 
+// joinName joins an item's name and what it says of it: "Redis: a 5
+// minute TTL", but "Keep last values and add a reachability sensor" when
+// the rest runs on from the name.
+func joinName(name, rest string) string {
+	if hasWordPrefix(rest, "and", "with", "plus", "or", "to", "for", "via", "using", "so", "but") {
+		return name + " " + rest
+	}
+	return name + ": " + rest
+}
+
 // adviseAgainstRE finds advice not to do something: "I'd not do it",
 // "I wouldn't bother".
 var adviseAgainstRE = regexp.MustCompile(`\b(?:i'd|i would|we'd|we would) not\b|\b(?:i|we) wouldn't\b`)
@@ -124,7 +134,7 @@ func (p *proposal) described() string {
 	case p.name != "" && text == "":
 		text = p.name
 	case p.name != "" && !p.pathy:
-		text = p.name + ": " + text
+		text = joinName(p.name, text)
 	}
 	lc := lowerASCII(text)
 	if len(tokens(lc)) < 3 || riskCues.match(lc) || hedgeRE.MatchString(lc) || isQuestion(lc) {
@@ -2065,6 +2075,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 			case conf == 0 && p.option && anyPick && props[pickedList(props, picked)].msg == p.msg:
 				rejections = append(rejections, rejection{msg: i, set: p.set})
 				continue
+			case conf == 0 && isLetter(p.label) && letterPicked(props, picked, k):
+				// "a, fine. ship it" under "(a) … (b) … (c) …": lettered
+				// items are alternatives; the pick leaves the others out.
+				rejections = append(rejections, rejection{msg: i, set: p.set})
+				continue
 			case conf == 0 && general && !p.option && !p.heads && !named[k]:
 				conf = 0.7
 			}
@@ -2385,6 +2400,22 @@ func joinTerse(cands []*candidate, d *candidate) []*candidate {
 	last.subject = newTokenSet(lowerASCII(last.Content))
 	last.Confidence = min(last.Confidence, d.Confidence)
 	return cands
+}
+
+// isLetter reports whether label is a letter, "a" to "h".
+func isLetter(label string) bool {
+	return len(label) == 1 && label[0] >= 'a' && label[0] <= 'h'
+}
+
+// letterPicked reports whether another lettered item of the list of
+// props[k] was picked.
+func letterPicked(props []proposal, picked []float64, k int) bool {
+	for j, p := range props {
+		if j != k && picked[j] > 0 && isLetter(p.label) && p.msg == props[k].msg && p.list == props[k].list {
+			return true
+		}
+	}
+	return false
 }
 
 // pickedList returns the index of a picked proposal.
