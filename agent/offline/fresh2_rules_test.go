@@ -34,11 +34,7 @@ func TestInjectedFileNotReported(t *testing.T) {
 // ".jl" is taken for a Julia package, while a path or a lower-case name
 // stays a file.
 func TestJuliaPackageNotFile(t *testing.T) {
-	for p, want := range map[string]bool{"OrdinaryDiffEq.jl": false, "LinearSolve.jl": false, "src/OrdinaryDiffEq.jl": true, "solver.jl": true} {
-		if got := looksLikeFile(p); got != want {
-			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, want)
-		}
-	}
+	checkLooksLikeFile(t, map[string]bool{"OrdinaryDiffEq.jl": false, "LinearSolve.jl": false, "src/OrdinaryDiffEq.jl": true, "solver.jl": true})
 }
 
 // TestKeepAnEyeIsNotProposal checks that "keep an eye on X: …" is a

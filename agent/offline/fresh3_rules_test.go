@@ -15,15 +15,11 @@ import (
 // (route files, categories) and configuration dotfiles are files, while
 // "++", a method after a dot, and a bare extension are not.
 func TestFileNamesWithPlusAndDotfiles(t *testing.T) {
-	for p, want := range map[string]bool{
+	checkLooksLikeFile(t, map[string]bool{
 		"web/routes/+server.ts": true, "Sources/UIColor+Brand.swift": true, "g++.mk": false,
 		".envrc": true, ".bazelrc": true, ".node-version": true, ".clang-tidy": true,
 		".then": false, ".js": false, ".NET": false, ".x": false,
-	} {
-		if got := looksLikeFile(p); got != want {
-			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, want)
-		}
-	}
+	})
 	x := extractT(t,
 		u("The shop pins Ruby with asdf."),
 		a("Add `.ruby-version` and a `.envrc`, and put the layout fetch in `web/routes/+layout.ts`. Then call `.then` on the promise."),
@@ -71,15 +67,11 @@ func TestAbbreviationInBrackets(t *testing.T) {
 // `path`" and "unchanged" turn a file down unless a change is excepted,
 // and "ignoring it" turns down what the sentence names.
 func TestFileRulesFromSecondBlindRound(t *testing.T) {
-	for p, want := range map[string]bool{
+	checkLooksLikeFile(t, map[string]bool{
 		"meta-x/recipes-core/foo/foo_1.0.bb": true, "u-boot_%.bbappend": true, "wic/board.wks": true,
 		"include/config.h.in": true, "boot.cmd.in": true, "Makefile.in": true, "App/App.entitlements": true,
 		".env.staging": true, "sign.in": false, "log.in": false,
-	} {
-		if got := looksLikeFile(p); got != want {
-			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, want)
-		}
-	}
+	})
 	tests := []struct {
 		name string
 		msgs []agent.TranscriptMessage
@@ -184,17 +176,13 @@ func TestFileRulesFromFourthBlindRound(t *testing.T) {
 // types outside the usual web stacks are known by name, and that hosts,
 // versions, logs and method calls are not files.
 func TestFilesOfOtherStacks(t *testing.T) {
-	for p, want := range map[string]bool{
+	checkLooksLikeFile(t, map[string]bool{
 		"varnish/includes/ban.vcl": true, "conf/aws_batch.config": true, "main.nf": true,
 		"nextflow.config": true, "deploy/worker.service": true, "tests/fixtures/adt_a01.hl7": true,
 		"Resources/Views/login.leaf": true, "locales/fr.ftl": true,
 		"example.com/index.foo": false, "storage/logs/laravel.log": false, "v1.2/3.4": false,
 		"src/x.averylongext": false, "extAuth.http": false, "api.example.com": false,
-	} {
-		if got := looksLikeFile(p); got != want {
-			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, want)
-		}
-	}
+	})
 }
 
 // TestBareNameJoinsItsPath checks that a bare file name joins the one full
@@ -237,14 +225,10 @@ func TestHeaderAndSourceWrittenOnce(t *testing.T) {
 // an assistant's code block names its file, and a file an injection asked
 // for stays out when the assistant says nothing goes near it.
 func TestFilesFromFourthBlindRound(t *testing.T) {
-	for p, want := range map[string]bool{
+	checkLooksLikeFile(t, map[string]bool{
 		"firestore.rules": true, "asyncio.Lock": false, "Dispatchers.Main": false, "L240611.CSV": true,
 		".svelte.ts": false, ".test.tsx": false, ".eslintrc.json": true, "src/lib/cart.svelte.ts": true,
-	} {
-		if got := looksLikeFile(p); got != want {
-			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, want)
-		}
-	}
+	})
 	x := extractT(t,
 		u("Our pump integration polls too often. Entities live in `custom_components/poolpump/sensor.py` / `switch.py`."),
 		a("Rename the cart stores to .svelte.ts files. The table:\n\n```sql\n-- migrations/0001_create_feedback.sql\nCREATE TABLE feedback (id TEXT PRIMARY KEY);\n```\n\nTake an asyncio.Lock around the refresh."),
@@ -269,5 +253,16 @@ func TestFilesFromFourthBlindRound(t *testing.T) {
 	)
 	if got := pathsOf(x); slices.Contains(got, "infra/cdk.context.json") || slices.Contains(got, "cdk.context.json") {
 		t.Errorf("the file an injection asked for is reported: %q", got)
+	}
+}
+
+// checkLooksLikeFile fails t for each path whose looksLikeFile is not the
+// one want gives.
+func checkLooksLikeFile(t *testing.T, want map[string]bool) {
+	t.Helper()
+	for p, w := range want {
+		if got := looksLikeFile(p); got != w {
+			t.Errorf("looksLikeFile(%q) = %v, want %v", p, got, w)
+		}
 	}
 }
