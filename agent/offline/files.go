@@ -109,7 +109,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )no\s+` + "`([^`\\s]+)`")
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays as_is will`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays as_is`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -243,9 +243,9 @@ func filesOf(t *transcript) []fileMention {
 // holds: "-- migrations/0001_create.sql", "// internal/cache/lru.go".
 var codeHeaderRE = regexp.MustCompile(`^(?://|#|--|;+|/\*|<!--)\s*` + "`?" + `([\w./@+\[\]()-]+\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\*/|-->)?$`)
 
-// codeHeaderFiles returns the files that the assistant's code blocks name
-// on their first line, in messages i of msgs. Code the user pasted is
-// theirs to quote, not a plan: only the assistant's blocks count.
+// codeHeaderFiles returns the files the assistant's code blocks name on
+// their first line. Code the user pasted is theirs to quote, not a plan:
+// only the assistant's blocks count.
 func codeHeaderFiles(msgs []agent.TranscriptMessage) []fileMention {
 	var out []fileMention
 	for i, m := range msgs {
