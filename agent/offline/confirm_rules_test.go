@@ -399,3 +399,17 @@ func TestLetterPickLeavesTheOthersOut(t *testing.T) {
 		t.Errorf("joinName = %q", got)
 	}
 }
+
+// TestReplyThatDoesNotRestateKeepsUserWords checks that a terse decision
+// of the user stays when the reply's first point shares a word with it
+// but is about something else: "Done list for …:" and its first file are no
+// confirmation of "add diagnostics, redact host".
+func TestReplyThatDoesNotRestateKeepsUserWords(t *testing.T) {
+	x := extractT(t,
+		u("Pool pump integration: want a config flow and one coordinator."),
+		a("The controller is off every night. Options:\n\n- (a) accept it: entities go unavailable overnight\n- (b) schedule-aware polling that skips the night\n\nWhich one?"),
+		u("a, fine. also add diagnostics, redact host. ship it"),
+		a("Done list for `custom_components/poolpump/`:\n\n1. `config_flow.py` — host step validated against `/api/info`, serial as unique ID\n2. `diagnostics.py` — entry data with `async_redact_data` over host and serial"),
+	)
+	checkDecisions(t, x, [][]string{{"Add diagnostics, redact host"}}, [][]string{{"config_flow.py"}})
+}

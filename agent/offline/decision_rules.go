@@ -124,6 +124,11 @@ func confirmation(t *transcript, i int) *candidate {
 			return nil
 		}
 		text = firstPoint(mainStatement(text))
+		if s.bullet && !restates(newTokenSet(lowerASCII(text)), userWords(t, i)) {
+			// "Done list:" and its first item, about something else
+			// than "add diagnostics, redact host": no restatement.
+			return nil
+		}
 		if !actionable(text) || len(tokens(lowerASCII(text))) < 3 {
 			return nil
 		}
@@ -157,6 +162,25 @@ func firstPoint(s string) string {
 	return parts[0]
 }
 
+// restates reports whether an item with the words item says again what
+// the user said in the words said: two of them, or half of a short answer
+// ("the cookie after all").
+func restates(item, said tokenSet) bool {
+	n := looseOverlap(item, said)
+	return n >= 2 || n > 0 && 2*n >= len(said)
+}
+
+// userWords returns the words of the user's message i.
+func userWords(t *transcript, i int) tokenSet {
+	said := tokenSet{}
+	for _, u := range t.sents[i] {
+		for w := range t.wordsOf(u) {
+			said[w] = struct{}{}
+		}
+	}
+	return said
+}
+
 // replyEchoes reports whether the assistant's reply to user message i
 // opens by repeating the user's answer as its label.
 func replyEchoes(t *transcript, i int) bool {
@@ -177,13 +201,7 @@ func echoesAnswer(t *transcript, i int, s sentence) bool {
 	if len(label) == 0 {
 		return false
 	}
-	said := tokenSet{}
-	for _, u := range t.sents[i] {
-		for w := range t.wordsOf(u) {
-			said[w] = struct{}{}
-		}
-	}
-	return looseOverlap(label, said) == len(label)
+	return looseOverlap(label, userWords(t, i)) == len(label)
 }
 
 // statement strips a sentence down to what it states: no acknowledgement,
