@@ -122,6 +122,20 @@ var changeCues = cues(`add adds added new create creates update updates change c
 // listedRE marks a list item that starts with the file: "path — what changes".
 var listedRE = regexp.MustCompile(`^\S+\s+[—–-]\s`)
 
+// notPathRE matches what looks like a file name but is code: a call
+// ("System.cmd(", "duckdb.sql("), a setting with its value
+// ("experiments.css: true"), or the tail of a name pattern
+// ("manifests/<period>.skipped.jsonl", "{id}.json").
+var notPathRE = regexp.MustCompile(`\b[A-Za-z_]\w*\.\w+\(|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
+
+// notPaths blanks out what notPathRE matches in a clause.
+func notPaths(clause string) string {
+	if !strings.ContainsAny(clause, "(:<{") {
+		return clause
+	}
+	return notPathRE.ReplaceAllString(clause, " ")
+}
+
 // fileMention is one mention of a file reference.
 type fileMention struct {
 	path     string
@@ -153,7 +167,7 @@ func findFiles(sents []sentence) []fileMention {
 		for _, clause := range clauses {
 			neg, negKnown := false, false
 			var cands []string
-			fields := fileFields(clause)
+			fields := fileFields(notPaths(clause))
 			for k, f := range fields {
 				// "`a/sensor.py` / `switch.py`": the second file sits in
 				// the first one's folder.

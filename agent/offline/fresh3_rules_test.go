@@ -266,3 +266,26 @@ func checkLooksLikeFile(t *testing.T, want map[string]bool) {
 		}
 	}
 }
+
+// TestCodeThatLooksLikeFiles checks that a call ("System.cmd(…)"), a
+// setting with its value ("experiments.css: true") and the tail of a name
+// pattern ("manifests/<period>.skipped.jsonl") are no files, while a file
+// named in the same sentences still is.
+func TestCodeThatLooksLikeFiles(t *testing.T) {
+	x := extractT(t,
+		u("The updater in `fw/lib/updater.ex` needs a free-space check."),
+		a("Read the free space with `System.cmd(\"df\", [\"-k\", dir])` in `fw/lib/updater.ex`, run `duckdb.sql(query).df()` from `weekly.py`, turn on `experiments.css: true` in `rspack.config.ts`, and write invalid rows to `manifests/<period>.skipped.jsonl` and `out/{id}.json`."),
+		u("ok"),
+	)
+	got := pathsOf(x)
+	for _, want := range []string{"fw/lib/updater.ex", "weekly.py", "rspack.config.ts"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s missing from %q", want, got)
+		}
+	}
+	for _, bad := range []string{"System.cmd", "duckdb.sql", "experiments.css", ".skipped.jsonl", ".json"} {
+		if slices.Contains(got, bad) {
+			t.Errorf("%s reported: %q", bad, got)
+		}
+	}
+}
