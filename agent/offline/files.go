@@ -370,6 +370,10 @@ func looksLikeFile(p string) bool {
 	if ext == "jl" && !strings.Contains(p, "/") && upperCount(base[:dot]) >= 2 {
 		return false
 	}
+	// "both bundlers emit src/x.ts": a one-letter name stands for any file.
+	if dot == 1 && base[0] >= 'a' && base[0] <= 'z' {
+		return false
+	}
 	// Host names (api.example.com) and version numbers are not files; a stem
 	// made only of digits and dots is a version.
 	stem := strings.Trim(base[:dot], "0123456789.")

@@ -270,8 +270,10 @@ func checkLooksLikeFile(t *testing.T, want map[string]bool) {
 // TestCodeThatLooksLikeFiles checks that a call ("System.cmd(…)"), a
 // setting with its value ("experiments.css: true") and the tail of a name
 // pattern ("manifests/<period>.skipped.jsonl") are no files, while a file
-// named in the same sentences still is.
+// named in the same sentences still is. A one-letter name ("src/x.ts")
+// stands for any file.
 func TestCodeThatLooksLikeFiles(t *testing.T) {
+	checkLooksLikeFile(t, map[string]bool{"src/x.ts": false, "x.py": false, "src/db.ts": true, "R.java": true})
 	x := extractT(t,
 		u("The updater in `fw/lib/updater.ex` needs a free-space check."),
 		a("Read the free space with `System.cmd(\"df\", [\"-k\", dir])` in `fw/lib/updater.ex`, run `duckdb.sql(query).df()` from `weekly.py`, turn on `experiments.css: true` in `rspack.config.ts`, and write invalid rows to `manifests/<period>.skipped.jsonl` and `out/{id}.json`."),
