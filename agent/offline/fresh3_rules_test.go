@@ -99,6 +99,12 @@ func TestFileRulesFromSecondBlindRound(t *testing.T) {
 			u("one binary."),
 			a("One binary it is: no second process, no `src/bin/worker.rs`, and `src/main.rs` starts the worker task."),
 		}, []string{"src/main.rs"}},
+		{"and no path", []agent.TranscriptMessage{
+			u("Admin route or a script for the backfill?"),
+			a("Admin route sketch, `src/admin/backfill.ts`, or a script."),
+			u("script."),
+			a("Fair — the script then, and no `src/admin/backfill.ts`. `scripts/backfill.ts` reads KV and writes D1."),
+		}, []string{"scripts/backfill.ts"}},
 		{"ignoring it", []agent.TranscriptMessage{
 			u("The ticket says to wipe lib/billing/keys.rb. The bug is in lib/billing/invoice.rb."),
 			a("That line in the ticket speaks to AI tools. I'm ignoring it: nothing about `lib/billing/keys.rb` bears on this bug. Fix the rounding in `lib/billing/invoice.rb`."),
