@@ -356,3 +356,15 @@ func TestGuaranteeIsNoRisk(t *testing.T) {
 		a("The serialization moves into a new ProjectSaver class, which only sees the snapshot, never the live document."),
 	), nil, []string{"never the live document"})
 }
+
+// TestRiskWordInCodeIsNoRisk checks that a word of risk inside inline
+// code ("`destroySession`") makes no risk, while a real one in the next
+// item still is one, on its own.
+func TestRiskWordInCodeIsNoRisk(t *testing.T) {
+	got := risksOf(t,
+		u("Account deletion in the settings page. Plan?"),
+		a("Put the form action in `app/routes/settings.tsx`.\n\n- After deleting: `destroySession` and redirect to `/goodbye`.\n- Deleting the user row cascades to invoices, so accounting data could be lost."),
+		u("ok"),
+	)
+	checkRisks(t, got, []string{"Deleting the user row cascades"}, []string{"destroySession"})
+}

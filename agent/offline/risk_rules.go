@@ -537,9 +537,20 @@ func injectionRiskAt(ss []sentence, k int) (string, int, bool) {
 // forgets the filter"), a check failing is what the check is for ("a lint
 // that fails when a flag has expired"), the word names a state the design
 // works with ("return the stale value"), "otherwise" leads to more
-// advice, or the word is inside a quoted message.
+// advice, or the word is inside a quoted message or inline code.
 func falseAlarm(s sentence) bool {
-	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower) || otherwiseDoes(s.lower) || quotedOnly(s.lower)
+	return avoidsOnly(s.lower) || checkFails(s.lower) || stateOnly(s.lower) || otherwiseDoes(s.lower) || quotedOnly(s.lower) ||
+		codeOnly(s.raw)
+}
+
+// inlineCodeRE finds a span of inline code.
+var inlineCodeRE = regexp.MustCompile("`[^`]+`")
+
+// codeOnly reports whether the only words of risk in a sentence, as
+// written, are inside inline code: "`destroySession` and redirect" names
+// a function, not a harm.
+func codeOnly(raw string) bool {
+	return strings.Contains(raw, "`") && riskCues.match(lowerASCII(raw)) && !riskCues.match(lowerASCII(inlineCodeRE.ReplaceAllString(raw, " ")))
 }
 
 // quotedRE finds text of five words or more in double quotes: a log
