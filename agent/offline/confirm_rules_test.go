@@ -413,3 +413,16 @@ func TestReplyThatDoesNotRestateKeepsUserWords(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Add diagnostics, redact host"}}, [][]string{{"config_flow.py"}})
 }
+
+// TestLabelledAnswerThatStatesFacts checks that an answer under a label
+// the assistant asked about is no decision when it says how things are
+// ("Invoices: we're a German company", "Identity today: nothing", "…
+// right now"), and still is one when it says what to do.
+func TestLabelledAnswerThatStatesFacts(t *testing.T) {
+	x := extractT(t,
+		u("Erasure requests by hand take weeks. Plan?"),
+		a("Questions first. What do invoices need? How is identity checked? Where do secrets live? What should crashloops do?"),
+		u("Invoices: we're a German company, 10 years retention.\nIdentity today: honestly nothing, support trusts the From: address.\nSecrets: env vars from a k8s Secret right now.\nCrashloops: page only for prod namespaces, rest to slack."),
+	)
+	checkDecisions(t, x, [][]string{{"page only for prod namespaces"}}, [][]string{{"German company"}, {"honestly nothing"}, {"k8s Secret"}})
+}

@@ -1262,6 +1262,11 @@ func labelledAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 	if prev < 0 || m == "" || !isLabel(c[:len(m)]) || len(tokens(lc[len(m):])) < 2 || isRejection(lc) {
 		return nil
 	}
+	if rest := strings.TrimSpace(lc[len(m):]); weAreRE.MatchString(rest) || reportRE.MatchString(rest) || nowRE.MatchString(lc) {
+		// "Invoices: we're a German company", "Identity today: honestly
+		// nothing": how things are, under the label asked about.
+		return nil
+	}
 	label := newTokenSet(m)
 	if len(label) == 0 {
 		return nil
@@ -1282,6 +1287,13 @@ func labelledAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 	d.Sources = []int{prev, i}
 	return d
 }
+
+// nowRE finds words that place a statement in the present: how things
+// are, not what will be done.
+var nowRE = regexp.MustCompile(`\b(?:today|right now|currently|at the moment|as of now|these days)\b`)
+
+// weAreRE opens a statement about the speaker's team or setup.
+var weAreRE = regexp.MustCompile(`^(?:we're|we are|we have|we've got|i'm|i am|i have|i talked|i spoke|i asked)\b`)
 
 // asksFact reports whether assistant message j ends by asking how things
 // are (without offering alternatives) rather than what to do.
