@@ -426,3 +426,15 @@ func TestLabelledAnswerThatStatesFacts(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"page only for prod namespaces"}}, [][]string{{"German company"}, {"honestly nothing"}, {"k8s Secret"}})
 }
+
+// TestPickByTopicAndLabel checks that "rounding 1" and "upgrade b" pick
+// item 1 of the list under "Rounding" and item (b) of the list under "Who
+// upgrades", not the bold name of a list.
+func TestPickByTopicAndLabel(t *testing.T) {
+	x := extractT(t,
+		u("Staking V2: rounding loses rewards and we need an upgrade path."),
+		a("**Rounding**, two options:\n1. **Scale the accumulator**: compute rewardPerToken with 1e18 precision.\n2. **Carry the remainder**: add a rewardDust variable.\n\n**Who upgrades**:\n- (a) the deployer EOA calls upgrade directly;\n- (b) transfer ProxyAdmin ownership to the Safe multisig first."),
+		u("rounding 1. upgrade b, multisig."),
+	)
+	checkDecisions(t, x, [][]string{{"Scale the accumulator"}, {"Safe multisig"}}, [][]string{{"Who upgrades"}, {"rewardDust"}, {"deployer EOA"}})
+}

@@ -1081,6 +1081,40 @@ func optionPicks(lc string, props []proposal) []string {
 	return out
 }
 
+// topicPickRE is a terse pick that names a list's topic, then an item's
+// label: "rounding 1", "upgrade b, multisig", "dedup: (b)".
+var topicPickRE = regexp.MustCompile(`^([a-z][a-z-]{2,}):?\s+\(?([a-h]|\d{1,2})\)?(?:[.!]*$|,\s)`)
+
+// topicPick returns the proposal a clause picks by its list's topic and
+// its label ("upgrade b" under "Who upgrades:"), or -1.
+func topicPick(lc string, props []proposal) int {
+	m := topicPickRE.FindStringSubmatch(strings.TrimSpace(unleadAck(lc)))
+	if m == nil || pickWords.match(m[1]) {
+		return -1 // "option 1, and …": optionPicks reads it
+	}
+	for k, p := range props {
+		if topic := listTopic(props, k); p.label == m[2] && topic != "" && echoes(newTokenSet(topic), m[1]) {
+			return k
+		}
+	}
+	return -1
+}
+
+// listTopic returns what the list of proposal k is about: the label it
+// sits under, or else the name of the item just above the list ("**Who
+// upgrades**:" over "- (a) …", "- (b) …").
+func listTopic(props []proposal, k int) string {
+	if props[k].topic != "" {
+		return props[k].topic
+	}
+	for j := k - 1; j >= 0; j-- {
+		if props[j].list != props[k].list {
+			return lowerASCII(props[j].name)
+		}
+	}
+	return ""
+}
+
 // sharesWord reports whether a and b share a content word of four letters
 // or more that says what a thing is ("sweeper", "redis"), not what is done.
 func sharesWord(a, b tokenSet) bool {
@@ -1945,6 +1979,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					if pick != "" {
 						c, lc = cutLike(c, pick), pick
 					}
+				}
+				if k := topicPick(lc, props); k >= 0 {
+					// "rounding 1", "upgrade b, multisig": the list by its
+					// topic, then the item by its label.
+					picked[k] = 0.85
+					continue
 				}
 				labels := optionPicks(lc, props)
 				for _, l := range labels {
