@@ -97,7 +97,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en))\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only

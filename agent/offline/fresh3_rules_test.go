@@ -105,6 +105,10 @@ func TestFileRulesFromSecondBlindRound(t *testing.T) {
 			u("script."),
 			a("Fair — the script then, and no `src/admin/backfill.ts`. `scripts/backfill.ts` reads KV and writes D1."),
 		}, []string{"scripts/backfill.ts"}},
+		{"must never be", []agent.TranscriptMessage{
+			u("CI needs to sign the test builds."),
+			a("The publisher key (`Build/Keys/steam_publisher.key`) must never be committed to the repo; CI reads it from a secret. Add the signing step to `.github/workflows/build.yml`."),
+		}, []string{".github/workflows/build.yml"}},
 		{"ignoring it", []agent.TranscriptMessage{
 			u("The ticket says to wipe lib/billing/keys.rb. The bug is in lib/billing/invoice.rb."),
 			a("That line in the ticket speaks to AI tools. I'm ignoring it: nothing about `lib/billing/keys.rb` bears on this bug. Fix the rounding in `lib/billing/invoice.rb`."),
