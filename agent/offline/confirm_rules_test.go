@@ -438,3 +438,17 @@ func TestPickByTopicAndLabel(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Scale the accumulator"}, {"Safe multisig"}}, [][]string{{"Who upgrades"}, {"rewardDust"}, {"deployer EOA"}})
 }
+
+// TestTopicThenNo checks that "re the two PRs: no, do both steps in one
+// PR" takes back the two-PR split accepted before and decides what
+// follows the refusal, without the refusal's words.
+func TestTopicThenNo(t *testing.T) {
+	x := extractT(t,
+		u("Terraform for the Cloud Run service and its database."),
+		a("Import the existing connection into `network.tf`.\n\nOn the public-to-private switch, I'd split it in two PRs: PR 1 enables private IP, PR 2 disables public IP a week later."),
+		u("fine."),
+		a("Direct VPC egress is the better fit for the service."),
+		u("direct egress. re the two PRs: no, do both steps in one PR. we have a maintenance window saturday"),
+	)
+	checkDecisions(t, x, [][]string{{"Do both steps in one PR"}}, [][]string{{"two PRs"}})
+}

@@ -1903,6 +1903,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}
+				if m := topicNoRE.FindStringSubmatch(s.lower); m != nil && lc == "no "+m[1] {
+					// "re the two PRs: no, one PR": what was settled on
+					// that topic before is taken back.
+					reversal = true
+					against = append(against, newTokenSet(m[1]))
+				}
 				// "signing — secure boot burns efuses, right?": a word or
 				// two before a question is its topic, not an answer.
 				if isQuestion(lc) || words(lc) <= 2 && isQuestion(s.lower) {

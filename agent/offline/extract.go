@@ -427,6 +427,15 @@ func userClauses(s string) []string {
 	}
 	for _, c := range parts {
 		lc := lowerASCII(c)
+		if m := topicNoRE.FindStringSubmatchIndex(lc); m != nil {
+			// "re the two PRs: no, do both steps in one PR": the topic
+			// turned down, then what is done instead.
+			out = append(out, "no "+c[m[2]:m[3]])
+			if rest := strings.TrimSpace(c[m[1]:]); rest != "" {
+				out = append(out, rest)
+			}
+			continue
+		}
 		if i := strings.Index(c, ", "); i > 0 && (leadingNoRE.MatchString(lc) || refuseLabelRE.MatchString(lc[:i]) || labelNoRE.MatchString(lc[:i])) {
 			// "No cap, sliding 30 days", "ok scrap A, go with B": the
 			// refusal, then what is taken.
@@ -467,6 +476,10 @@ func andVerbSplit(s string) string {
 }
 
 // labelNoRE is an option's label turned down: "3 no", "(b) nope".
+// topicNoRE is a topic, then "no": "re the two PRs: no, …", "caching:
+// nope." It captures the topic.
+var topicNoRE = regexp.MustCompile(`^(?:re:?\s+|about\s+|as for\s+|regarding\s+)?([a-z][^:,;]{1,40}):\s*(?:no|nope|nah)\b[,.;!]*\s*`)
+
 var labelNoRE = regexp.MustCompile(`^\(?(?:[a-h]|\d{1,2})\)?\s+(?:no|nope|nah)$`)
 
 // refuseLabelRE is a clause that turns down an option by its label
