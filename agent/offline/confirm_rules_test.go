@@ -452,3 +452,16 @@ func TestTopicThenNo(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"Do both steps in one PR"}}, [][]string{{"two PRs"}})
 }
+
+// TestAmendAfterLetterPick checks that "a. keep FULL on audit_log and
+// events_archive" picks (a) and adds its own instruction, without the
+// words of (b) ("Keep FULL and add an index") picking or filling it, and
+// that "query says …" reports what a query found, deciding nothing.
+func TestAmendAfterLetterPick(t *testing.T) {
+	x := extractT(t,
+		u("Postgres upgrade: lag on legacy_sessions, and the query says three tables have no primary key."),
+		a("Options:\na) **Add a primary key to legacy_sessions.** session_id is unique in practice.\nb) **Keep FULL and add an index on 16 only.** PG16 subscribers can use a B-tree index.\n\nI'd do a)."),
+		u("a. keep FULL on audit_log and events_archive. query says the dry run copied 1.8 TB."),
+	)
+	checkDecisions(t, x, [][]string{{"Add a primary key"}, {"Keep FULL on audit_log and events_archive"}}, [][]string{{"add an index"}, {"query says"}})
+}

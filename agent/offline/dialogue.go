@@ -211,7 +211,9 @@ var (
 	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
 	// check with support: …"), which is a fact.
-	reportRE = regexp.MustCompile(`^(?:i|we) (?:just |already )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested|started|began|wrote|spent|profiled|benchmarked|counted|timed|grepped)\b`)
+	// "The query says three tables have no key" reports what a tool or
+	// someone said.
+	reportRE = regexp.MustCompile(`^(?:i|we) (?:just |already )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested|started|began|wrote|spent|profiled|benchmarked|counted|timed|grepped)\b|^(?:the |our |my )?[a-z][\w.-]*(?: [a-z][\w.-]*)? (?:says|said|shows|showed|reports|reported|printed|prints)\b`)
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// cautionCues mark a warning ("I'd be careful with option 2", "watch
@@ -1079,6 +1081,23 @@ func optionPicks(lc string, props []proposal) []string {
 		}
 	}
 	return out
+}
+
+// siblingPicked reports whether another option of the list that option k
+// belongs to is already picked by its label, place or range: "a. keep
+// FULL on audit_log" picks (a) and amends it; its words do not pick (b)
+// "Keep FULL and add an index". A pick by echo (0.8) may share its list
+// with another ("DAU from the rollup. … add FINAL to the rest").
+func siblingPicked(props []proposal, picked []float64, k int) bool {
+	if !props[k].option {
+		return false
+	}
+	for j, p := range props {
+		if j != k && picked[j] >= 0.85 && p.option && p.msg == props[k].msg && p.list == props[k].list {
+			return true
+		}
+	}
+	return false
 }
 
 // topicPickRE is a terse pick that names a list's topic, then an item's
@@ -2052,7 +2071,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 							picked[k] = max(picked[k], 0.8)
 						}
 						echoed = true
-					} else if k := echoPick(t, lc, props); k >= 0 {
+					} else if k := echoPick(t, lc, props); k >= 0 && !siblingPicked(props, picked, k) {
 						picked[k] = max(picked[k], 0.8)
 						echoed = true
 					} else if d := earlierPick(t, i, prev, lc, props, false); d != nil {

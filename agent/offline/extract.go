@@ -708,8 +708,9 @@ func optionGroup(t *transcript, s sentence) int {
 }
 
 // namesObject reports whether support, the assistant's sentence a terse
-// answer seems to accept, holds what the answer is about: one of its words
-// other than a verb or a word of time or assent. "Keep workspaces for now"
+// answer seems to accept, holds what the answer is about: half of its
+// words other than verbs and words of time or assent ("keep FULL on
+// audit_log and events_archive" is not about "Keep FULL and add an index"). "Keep workspaces for now"
 // accepts no sentence that only shares "keep" and "now" with it; an answer
 // of verbs alone ("rotate") needs only the verbs.
 func namesObject(want, support tokenSet) bool {
@@ -719,7 +720,7 @@ func namesObject(want, support tokenSet) bool {
 			object[w] = struct{}{}
 		}
 	}
-	return len(object) == 0 || looseOverlap(object, support) > 0
+	return len(object) == 0 || 2*looseOverlap(object, support) >= len(object)
 }
 
 // fillerWords are the words of a terse answer that say when or how firmly
