@@ -709,10 +709,10 @@ func optionGroup(t *transcript, s sentence) int {
 
 // namesObject reports whether support, the assistant's sentence a terse
 // answer seems to accept, holds what the answer is about: half of its
-// words other than verbs and words of time or assent ("keep FULL on
-// audit_log and events_archive" is not about "Keep FULL and add an index"). "Keep workspaces for now"
-// accepts no sentence that only shares "keep" and "now" with it; an answer
-// of verbs alone ("rotate") needs only the verbs.
+// words other than verbs and words of time or assent. "Keep workspaces for
+// now" accepts no sentence that only shares "keep" and "now" with it, nor
+// "keep FULL on audit_log and events_archive" one about "Keep FULL and add
+// an index"; an answer of verbs alone ("rotate") needs only the verbs.
 func namesObject(want, support tokenSet) bool {
 	object := tokenSet{}
 	for w := range want {
