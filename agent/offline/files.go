@@ -36,6 +36,9 @@ func pathWithExtension(p, ext string) bool {
 	if !ok || first == "" || strings.ContainsAny(first, ".:") || len(ext) > 6 || runtimeExtensions[ext] {
 		return false
 	}
+	if first == "roles" && strings.Count(p, "/") == 1 {
+		return false // "roles/cloudsql.client": a cloud IAM role
+	}
 	letter := false
 	for i := 0; i < len(ext); i++ {
 		switch c := ext[i]; {
@@ -58,7 +61,8 @@ var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile
 	Gemfile Rakefile Vagrantfile Justfile Taskfile Brewfile Caddyfile Tiltfile LICENSE CODEOWNERS
 	.gitignore .dockerignore .env .env.example .editorconfig .npmrc .nvmrc .prettierrc .eslintrc
 	.gitattributes .golangci.yml .pre-commit-config.yaml go.mod go.sum BUILD WORKSPACE
-	Steepfile Podfile Fastfile Appfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE`)
+	Steepfile Podfile Fastfile Appfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE
+	memory.x`)
 
 // notFiles look like file names but name technologies.
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
@@ -102,7 +106,7 @@ var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do no
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
 // that file is turned down, not the others the sentence names.
-var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?no\s+` + "`([^`\\s]+)`")
+var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`?([^`\\s,;()]+[^`\\s,;().])`?")
 
 // partlyRE marks a clause that leaves a file alone but for one change
 // ("unchanged apart from removing the tracking call"): it still changes.
@@ -142,6 +146,10 @@ type fileMention struct {
 	msg      int
 	sentence string
 	negative bool
+	// contrast marks "structure.sql, not schema.rb": the file set against
+	// another, left out unless the work changes it elsewhere ("put it in
+	// .env.local, not .env" after ".env" got a placeholder).
+	contrast bool
 	change   bool
 	bullet   bool
 	user     bool
@@ -203,7 +211,8 @@ func findFiles(sents []sentence) []fileMention {
 				// conversation, or where the assistant reports such
 				// text, is what that text asks for, not part of the work.
 				injected := flagsInjection(s) || isInjection(s.lower)
-				negative := neg || injected || namedAfterNo(lc, cand)
+				no, not := namedAfterNo(lc, cand)
+				negative := neg || injected || no
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -215,6 +224,7 @@ func findFiles(sents []sentence) []fileMention {
 					msg:      s.msg,
 					sentence: s.plain,
 					negative: negative,
+					contrast: not && !negative,
 					change:   change,
 					bullet:   s.bullet && s.first,
 					user:     s.role == agent.RoleUser,
@@ -255,7 +265,7 @@ func filesOf(t *transcript) []fileMention {
 
 // codeHeaderRE is the first line of a code block that names the file it
 // holds: "-- migrations/0001_create.sql", "// internal/cache/lru.go".
-var codeHeaderRE = regexp.MustCompile(`^(?://|#|--|;+|/\*|<!--)\s*` + "`?" + `([\w./@+\[\]()-]+\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\*/|-->)?$`)
+var codeHeaderRE = regexp.MustCompile(`^(?://|#|--|;+|/\*|<!--)\s*` + "`?" + `([\w./@+\[\]()-]+\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\([^()]*\)\s*)?(?:\*/|-->)?$`)
 
 // codeHeaderFiles returns the files the assistant's code blocks name on
 // their first line. Code the user pasted is theirs to quote, not a plan:
@@ -289,17 +299,22 @@ func codeHeaderFiles(msgs []agent.TranscriptMessage) []fileMention {
 }
 
 // namedAfterNo reports whether the lower-cased clause lc turns down the
-// file cand by name ("…, no `src/bin/worker.rs`").
-func namedAfterNo(lc, cand string) bool {
-	if !strings.Contains(lc, "no `") {
-		return false
+// file cand by name, with "no" ("…, no `src/bin/worker.rs`") or with "not"
+// ("structure.sql, not schema.rb").
+func namedAfterNo(lc, cand string) (no, not bool) {
+	if !strings.Contains(lc, "no ") && !strings.Contains(lc, "not ") {
+		return false, false
 	}
 	for _, m := range noFileRE.FindAllStringSubmatch(lc, -1) {
-		if strings.TrimPrefix(m[1], "./") == strings.TrimPrefix(lowerASCII(cand), "./") {
-			return true
+		if strings.TrimPrefix(m[2], "./") == strings.TrimPrefix(lowerASCII(cand), "./") {
+			if m[1] == "no" {
+				no = true
+			} else {
+				not = true
+			}
 		}
 	}
-	return false
+	return no, not
 }
 
 // turnsDownFile reports whether the lower-cased clause lc turns down the
@@ -437,7 +452,9 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		var match string
 		n := 0
 		for _, long := range order {
-			if long != short && strings.HasSuffix(long, "/"+short) && !abbreviates(long, order) {
+			// "NetCore in Build.cs" names Source/Hollow/Hollow.Build.cs.
+			ends := strings.HasSuffix(long, "/"+short) || !strings.Contains(short, "/") && strings.HasSuffix(path.Base(long), "."+short)
+			if long != short && ends && !abbreviates(long, order) {
 				match = long
 				n++
 			}
@@ -477,7 +494,7 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 				last = m
 			}
 		}
-		if last.negative {
+		if last.negative || last.contrast && !slices.ContainsFunc(ms, func(m fileMention) bool { return !m.negative && !m.contrast }) {
 			continue
 		}
 		out = append(out, fileFrom(p, ms))

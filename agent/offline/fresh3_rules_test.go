@@ -301,3 +301,30 @@ func TestCodeThatLooksLikeFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesFromFifthBlindRound checks file rules found on own-156..167: a
+// code block's first line may carry a note ("-- ops/x.sql  (run on the
+// primary)"), memory.x is a linker script, "roles/cloudsql.client" is a
+// cloud role, "structure.sql, not schema.rb" leaves schema.rb out while
+// "in .env.local, not .env" keeps a .env the work changes, and "Build.cs"
+// names the one Hollow.Build.cs.
+func TestFilesFromFifthBlindRound(t *testing.T) {
+	checkLooksLikeFile(t, map[string]bool{"memory.x": true, "roles/cloudsql.client": false, "ansible/roles/web.yml": true})
+	x := extractT(t,
+		u("Rails monolith (structure.sql, not schema.rb). Upgrade Postgres; do we need NetCore in Build.cs?"),
+		a("Yes, add NetCore in `Source/Hollow/Hollow.Build.cs` and shrink FLASH in `memory.x`. The runtime account gets `roles/cloudsql.client`. The placeholder goes in `.env`.\n\n```sql\n-- ops/pg16-upgrade/01_publication.sql  (run on the PG12 primary)\nCREATE PUBLICATION upgrade_pub FOR ALL TABLES;\n```"),
+		u("ok. the stripe cli secret?"),
+		a("Put it in `.env.local`, not `.env`, or staging rejects everything."),
+	)
+	got := pathsOf(x)
+	for _, want := range []string{"Source/Hollow/Hollow.Build.cs", "memory.x", "ops/pg16-upgrade/01_publication.sql", ".env", ".env.local"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s missing from %q", want, got)
+		}
+	}
+	for _, bad := range []string{"schema.rb", "Build.cs", "roles/cloudsql.client"} {
+		if slices.Contains(got, bad) {
+			t.Errorf("%s reported: %q", bad, got)
+		}
+	}
+}
