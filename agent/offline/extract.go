@@ -1121,8 +1121,9 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			if words(text) < 4 {
 				continue
 			}
-			// A concern that runs over adjacent sentences is one risk.
-			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (s.bullet || !ss[k-1].bullet) && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(lowerASCII(text))) {
+			// A concern that runs over adjacent sentences of one paragraph
+			// or list item is one risk; a new list item is a new risk.
+			if n := len(out); n > 0 && lastK == k-1 && lastMsg == mi && (s.bullet && !s.first || !s.bullet && !ss[k-1].bullet) && (words(out[n-1].Description)+words(text) <= 28 || openRefRE.MatchString(lowerASCII(text))) {
 				out[n-1].Description = strings.TrimRight(out[n-1].Description, ".") + "; " + lowerFirst(text)
 				out[n-1].Severity = severity(lowerASCII(out[n-1].Description))
 				sets[n-1] = newTokenSet(lowerASCII(out[n-1].Description))

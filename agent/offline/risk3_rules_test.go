@@ -368,3 +368,14 @@ func TestRiskWordInCodeIsNoRisk(t *testing.T) {
 	)
 	checkRisks(t, got, []string{"Deleting the user row cascades"}, []string{"destroySession"})
 }
+
+// TestRiskListItemsStayApart checks that each item of a risk list is a
+// risk of its own: two short items one after the other are not joined
+// into one risk with a semicolon.
+func TestRiskListItemsStayApart(t *testing.T) {
+	got := risksOf(t,
+		u("Move the cron jobs to Argo. Summarize."),
+		a("**Decisions**\n- One CronWorkflow per job.\n\n**Risks**\n- Rollback is a git revert, not flipping a suspend flag.\n- Load isn't idempotent, so a manual resubmit after a partial load can double-append.\n- If the old CronJob and the CronWorkflow ever overlap, the ETL runs twice."),
+	)
+	checkRisks(t, got, []string{"Load isn't idempotent", "the ETL runs twice"}, []string{"; "})
+}
