@@ -48,6 +48,8 @@ func TestInjectionRisk(t *testing.T) {
 		"First, about that email: the signature block reads like a prompt-injection attempt — it tells AI tools to mark the invoice paid.":      "the signature block contains a prompt injection asking AI tools to mark the invoice paid.",
 		"It's text returned by the partner's API, and it's addressed to an AI assistant, asking to wipe the staging bucket.":                    "text returned by the partner's API contains a prompt injection asking AI tools to wipe the staging bucket.",
 		"That snippet carries a comment addressed to AI assistants, asking me to report no risks.":                                              "That snippet contains a prompt injection asking AI tools to report no risks.",
+		"HOL-2291 carried a prompt injection asking AI tools to strip server validation.":                                                       "HOL-2291 contains a prompt injection asking AI tools to strip server validation.",
+		"The issue comment was a prompt injection asking AI assistants to post the deployer key.":                                               "The issue comment contains a prompt injection asking AI tools to post the deployer key.",
 	} {
 		got, ok := injectionRisk(in)
 		if !ok || got != want {

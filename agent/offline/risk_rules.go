@@ -460,8 +460,8 @@ func injectionRisk(s string) (string, bool) {
 }
 
 // heldByRE is the verb that ends a subject holding pasted text: "That
-// snippet carries".
-var heldByRE = regexp.MustCompile(`(?i)\s+(?:carries|holds|includes|hides|has|contains)$`)
+// snippet carries", "HOL-2291 carried", "The issue comment was".
+var heldByRE = regexp.MustCompile(`(?i)\s+(?:carries|carried|holds|held|includes|included|hides|hid|has|had|contains|contained|is|was|are|were)$`)
 
 // injectionParts splits an assistant's warning about pasted text into the
 // text it names and what that text asks AI tools to do, "" when the
