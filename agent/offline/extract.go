@@ -970,7 +970,7 @@ var (
 		stutter* crash* half-written stale not_guaranteed isn't_called aren't_called
 		grows_forever time_out times_out overflow* fills_up evicted unpaid
 		race_condition deadlock* randomly split_brain blows can_extract regress* triples doubles
-		caution be_aware breaking_change dangl* oversubscrib* missed poison* forever flicker* duplicate*
+		caution be_aware breaking_change start_failing starts_failing impossible_to dangl* oversubscrib* missed poison* forever flicker* duplicate*
 		pile_up piles_up clog* runs_out run_out
 		trade-off_is one_more_thing last_note without_it swapping fight_over only_found until_restarted
 		cheat* spoof* forge* readable_by redelivered out_of_memory diverge* inconsistent arbitrary
@@ -1227,9 +1227,10 @@ func modalConcern(t *transcript, s sentence) bool {
 
 // consequenceRE finds what a statement says follows from how things are
 // ("…, so every write has to be idempotent", "… means a burst of exports
-// delays every email", "… until it's reloaded"), when it reaches further
-// than the thing itself: everything, everyone, never, for good, twice.
-var consequenceRE = regexp.MustCompile(`(?:, so |\bmeans? (?:that )?|, which |, and |\buntil |\botherwise\b|, or )[^.;]*?\b(?:every|whole|anyone|everyone|everyone's|never|nothing|no longer|gone|for good|twice|wrong|missing|nil|zero|full|blocks|delays|rejects|rejected|evicts?|evicted|unavailable|stops)\b`)
+// delays every email", "… until it's reloaded", "a synchronous query
+// blocks every session"), when it reaches further than the thing itself:
+// everything, everyone, never, for good, twice.
+var consequenceRE = regexp.MustCompile(`\b(?:blocks|stalls) (?:every|all)\b|(?:, so |\bmeans? (?:that )?|, which |, and |\buntil |\botherwise\b|, or )[^.;]*?\b(?:every|whole|anyone|everyone|everyone's|never|nothing|no longer|gone|for good|twice|wrong|missing|nil|zero|full|blocks|delays|rejects|rejected|evicts?|evicted|unavailable|stops)\b`)
 
 // reassureTailRE is a consequence that reassures: "so there's nothing to
 // clean up", "every hasRole check keeps working", a guarantee ("which only
@@ -1255,7 +1256,7 @@ var impactWords = cues(`every whole anyone everyone everyone's never nothing no_
 // concern even without a risk word. A period ("every 15s") is no reach.
 func consequenceConcern(t *transcript, s sentence) bool {
 	if s.role != agent.RoleAssistant || !impactWords.match(s.lower) && !strings.Contains(s.lower, "until ") || isQuestion(s.lower) || imperative(s.lower) ||
-		!containsAny(s.lower, ", so ", "mean", ", which ", ", and ", "until ", "otherwise", ", or ") {
+		!containsAny(s.lower, ", so ", "mean", ", which ", ", and ", "until ", "otherwise", ", or ", "blocks every", "stalls every", "blocks all") {
 		return false
 	}
 	lc := t.statementOf(s)
@@ -1282,7 +1283,7 @@ func consequenceConcern(t *transcript, s sentence) bool {
 // conditionalRE is a condition and what then happens to something other
 // than the people talking: "If a new record joins, the key will change",
 // "Once the pool is full, requests will wait".
-var conditionalRE = regexp.MustCompile(`^(?:if|unless|once|without)\b[^,;:]{3,90}, ((?:[a-z0-9_.'/-]+ ){1,6})(?:will|would|won't|wouldn't) (?:not |never |still |also |then |silently |quietly )?([a-z]+)`)
+var conditionalRE = regexp.MustCompile(`^(?:if|unless|once|without)\b[^,;:]{3,90}, ((?:[a-z0-9_.:'/-]+ ){1,6})(?:will|would|won't|wouldn't) (?:not |never |still |also |then |silently |quietly )?([a-z]+)`)
 
 // conditionalConcern reports whether an assistant's sentence says what
 // will go wrong under a condition, as conditionalRE reads it.

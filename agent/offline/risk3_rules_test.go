@@ -381,3 +381,17 @@ func TestRiskListItemsStayApart(t *testing.T) {
 	)
 	checkRisks(t, got, []string{"Load isn't idempotent", "the ETL runs twice"}, []string{"; "})
 }
+
+// TestRisksWithoutTheUsualWords checks three ways a concern is said
+// without a word of risk before: a condition whose consequence names a
+// time ("If the load runs late, the 05:30 job will pin yesterday's
+// numbers"), what "will start failing" or is made "impossible to" do, and
+// a call that "blocks every session".
+func TestRisksWithoutTheUsualWords(t *testing.T) {
+	got := risksOf(t,
+		u("Move the heavy query out of the Shiny app."),
+		a("A nightly job pins the aggregate.\n\nIf the warehouse load runs late, the 05:30 job will pin yesterday's numbers.\n\nWithout a primary key, an UPDATE on those tables will start failing on the primary.\n\nIf the timestamps are millis(), they restart at zero on every boot, which makes it impossible to tell when a gap happened.\n\nThat freeze is R being single-threaded: a synchronous query inside a reactive blocks every session served by the process."),
+		u("ok"),
+	)
+	checkRisks(t, got, []string{"pin yesterday's numbers", "start failing", "impossible to tell", "blocks every session"}, nil)
+}
