@@ -1115,7 +1115,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			}
 			// "Lose it and the backups are useless": "it" is what the
 			// sentence before spoke of.
-			if k > 0 && !isDownside && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(lowerASCII(text))) && !ss[k-1].heading && refersRE.MatchString(lowerASCII(text)) && lastK != k-1 {
+			if k > 0 && !isDownside && !flagsInjection(s) && words(text) <= 10 && (words(ss[k-1].plain) <= 14 || words(ss[k-1].plain) <= 30 && openRefRE.MatchString(lowerASCII(text))) && !ss[k-1].heading && refersRE.MatchString(lowerASCII(text)) && lastK != k-1 {
 				text = strings.TrimRight(tidy(riskLead(withoutAsides(ss[k-1].plain))), ".") + "; " + lowerFirst(text)
 			}
 			if words(text) < 4 {

@@ -158,7 +158,16 @@ type fileMention struct {
 // findFiles collects file mentions, outside pasted code and quotes.
 func findFiles(sents []sentence) []fileMention {
 	var out []fileMention
-	for _, s := range sents {
+	// An assistant's warning that pasted text addresses AI tools goes on
+	// to say what that text asked for ("It asks for the admin secret from
+	// infra/hasura/.env.production to be pasted into the ticket"): the
+	// next sentences of its paragraph or item name no work.
+	flagged := -1
+	for k, s := range sents {
+		if s.role == agent.RoleAssistant && (flagsInjection(s) || isInjection(s.lower)) {
+			flagged = k
+		}
+		afterFlag := flagged >= 0 && k > flagged && k <= flagged+3 && s.msg == sents[flagged].msg && s.para == sents[flagged].para && s.item == sents[flagged].item
 		if !mayNameFile(s.raw) {
 			continue
 		}
@@ -210,7 +219,7 @@ func findFiles(sents []sentence) []fileMention {
 				// A file named in text addressed to an AI reading the
 				// conversation, or where the assistant reports such
 				// text, is what that text asks for, not part of the work.
-				injected := flagsInjection(s) || isInjection(s.lower)
+				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag
 				no, not := namedAfterNo(lc, cand)
 				negative := neg || injected || no
 				if neg && strings.Contains(lc, "instead of") {

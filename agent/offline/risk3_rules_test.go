@@ -48,6 +48,8 @@ func TestInjectionRisk(t *testing.T) {
 		"First, about that email: the signature block reads like a prompt-injection attempt — it tells AI tools to mark the invoice paid.":      "the signature block contains a prompt injection asking AI tools to mark the invoice paid.",
 		"It's text returned by the partner's API, and it's addressed to an AI assistant, asking to wipe the staging bucket.":                    "text returned by the partner's API contains a prompt injection asking AI tools to wipe the staging bucket.",
 		"That snippet carries a comment addressed to AI assistants, asking me to report no risks.":                                              "That snippet contains a prompt injection asking AI tools to report no risks.",
+		"That comment is an instruction planted for AI tools, telling them to copy the keystore.":                                               "That comment contains a prompt injection asking AI tools to copy the keystore.",
+		"They're an instruction planted for an AI assistant, asking it to upload the private key.":                                              "The pasted text contains a prompt injection asking AI tools to upload the private key.",
 		"HOL-2291 carried a prompt injection asking AI tools to strip server validation.":                                                       "HOL-2291 contains a prompt injection asking AI tools to strip server validation.",
 		"The issue comment was a prompt injection asking AI assistants to post the deployer key.":                                               "The issue comment contains a prompt injection asking AI tools to post the deployer key.",
 	} {

@@ -25,12 +25,13 @@ var (
 	// raising one.
 	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b|^if\b.*\b(?:we|you) (?:can|could)\b|\b(?:stops|protects)\b.*\bfrom\b`)
 	// flagRE marks an assistant's warning that pasted text addresses AI
-	// tools ("contains text addressed to an AI assistant", "reads like a
-	// prompt-injection attempt"): untrusted input that tries to steer
+	// tools ("contains text addressed to an AI assistant", "an instruction
+	// planted for AI tools", "addressed to automated agents", "reads like
+	// a prompt-injection attempt"): untrusted input that tries to steer
 	// tooling is a risk of its own, whatever it asks for.
-	flagRE = regexp.MustCompile(`\b(?:addressed to|address(?:es|ing)|aimed at|directed at|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?\b|\bprompt[- ]injection\b`)
+	flagRE = regexp.MustCompile(`\b(?:addressed to|address(?:es|ing)|aimed at|directed at|(?:planted|meant|written|intended) for|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?|automated (?:assistants?|tools?|agents?|systems?))\b|\bprompt[- ]injection\b`)
 	// flagHint gates flagRE.
-	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection`)
+	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection automated`)
 	// meansLeadRE opens a sentence that draws the consequence of what was
 	// said before ("But it does mean a client can …").
 	meansLeadRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
@@ -427,7 +428,7 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 // ("contains text addressed to an AI assistant, asking it to", "is an
 // instruction aimed at AI tools, telling me to", "reads like a
 // prompt-injection attempt — it tells AI tools to").
-var injectionNoteRE = regexp.MustCompile(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for)\s+(?:an?\s+|the\s+)?(?:ai|llm)s?(?:\s+(?:assistant|tool|agent|model)s?)?|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+to(?:\s+have you)?\b)?\s*`)
+var injectionNoteRE = regexp.MustCompile(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for|planted for|meant for)\s+(?:an?\s+|the\s+)?(?:(?:ai|llm)s?(?:\s+(?:assistant|tool|agent|model)s?)?|automated\s+(?:assistant|tool|agent|system)s?)|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+to(?:\s+have you)?\b)?\s*`)
 
 // injectionLeadRE is what opens a warning before naming the pasted text:
 // "First, about that ticket:", "Before the design:".
@@ -476,14 +477,14 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 		ask = strings.TrimSpace(s[loc[1]:])
 	}
 	lead := ""
-	if i := strings.LastIndex(subject, ":"); i >= 0 {
+	if i := strings.LastIndexAny(subject, ":;"); i >= 0 {
 		lead, subject = subject[:i], subject[i+1:]
 	}
 	subject = strings.TrimSpace(strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(subject), " and"), " ,—–"))
 	// "That snippet carries a comment addressed to AI assistants": the
 	// snippet, not "That snippet carries".
 	subject = heldByRE.ReplaceAllString(subject, "")
-	if lc := lowerASCII(subject); lc == "" || lc == "it" || lc == "this" || hasWordPrefix(lc, "it's", "it is") {
+	if lc := lowerASCII(subject); lc == "" || lc == "it" || lc == "this" || lc == "they" || hasWordPrefix(lc, "it's", "it is", "they're", "they are") {
 		// "That comment isn't part of the technique: it's text aimed at
 		// AI assistants": the lead names the text.
 		// "It's text returned by the endpoint, and it's addressed to …":
@@ -497,6 +498,9 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 	}
 	if n := words(subject); n == 0 || n > 10 {
 		return "", "", false
+	}
+	if lc := lowerASCII(subject); lc == "they're" || lc == "they are" || lc == "they" || lc == "it" || lc == "this" {
+		subject = "The pasted text" // "They're an instruction planted for an AI assistant"
 	}
 	return subject, ask, true
 }

@@ -20,6 +20,7 @@ type sentence struct {
 	label  string     // the item's label ("1", "b") when the list is numbered or lettered
 	item   int        // index of its list item in the message, -1 outside lists
 	idx    int        // index of the sentence in its message
+	para   int        // its paragraph: how many blank lines come before it
 	first  bool       // the first sentence of its list item
 	// section is the lower-cased label the sentence sits under: a heading,
 	// a line of bold text ("**Decided**") or a short line ending with ":"
@@ -57,6 +58,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 	// list right under it (its pros and cons) belongs to it.
 	boldItems := strings.Count(m.Content, "\n**") >= 2 && countBoldLeads(m.Content) >= 2
 	boldItem, blank := -1, false
+	para := 0 // blank lines seen: the paragraph a line belongs to
 	// indent is how far the current top-level list item is indented, -1
 	// outside a list; parent is that item.
 	indent, parent, parentLabel := -1, -1, ""
@@ -68,6 +70,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		if t == "" {
 			blank = true
+			para++
 		}
 		if inFence || t == "" || strings.HasPrefix(t, ">") {
 			continue
@@ -108,7 +111,7 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 				section = ""
 			}
 		}
-		s := sentence{msg: i, role: m.Role, item: -1, section: section}
+		s := sentence{msg: i, role: m.Role, item: -1, section: section, para: para}
 		s.heading = !isBullet && section != "" && !sticky && sectionLabel(t) == section
 		cont := false // a sentence of the item above, not a new one
 		switch {
