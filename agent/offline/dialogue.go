@@ -1513,6 +1513,23 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 	return best
 }
 
+// takesInstead reports whether lower-cased pick, said in message i after a
+// refusal, takes an option in its place, offered last or before ("no Redis,
+// go with the TTL sweep", "forget the cached count and go with
+// simplePaginate()"), and is no second refusal ("no scanning, I don't want
+// arbitrary imports").
+func takesInstead(t *transcript, i, prev int, pick string, props []proposal) bool {
+	pick = strings.TrimPrefix(strings.TrimPrefix(pick, "and "), "but ")
+	if rejectRE.MatchString(pick) || isRejection(pick) || rejectCues.match(pick) {
+		return false
+	}
+	return echoPick(t, pick, props) >= 0 || earlierPick(t, i, prev, pick, props, false) != nil
+}
+
+// andTakeRE joins a refusal to the pick that replaces it: "forget the
+// cached count and go with …".
+var andTakeRE = regexp.MustCompile(` and (?:(?:let'?s|we'll|i'll|just) )?(?:do|go with|take|use|switch to|stick with)\b`)
+
 // takeLeadRE opens a clause that takes what it names ("do the cache and
 // the index", "let's go with both").
 var takeLeadRE = regexp.MustCompile(`^(?:(?:let'?s|we'll|i'll|please) )?(?:do|go with|take|add|keep)\b\s*`)
@@ -1973,8 +1990,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if rejectRE.MatchString(lc) || body != lc && isRejection(body) || body == lc && isRejection(lc) {
 					// "forget the min-height, do 2": a refusal, then a pick.
 					refusal, pick, _ := strings.Cut(body, ", ")
+					if loc := andTakeRE.FindStringIndex(body); pick == "" && loc != nil {
+						// "forget the cached count and go with simplePaginate()"
+						refusal, pick = body[:loc[0]], strings.TrimSpace(body[loc[0]+len(" and"):])
+					}
 					pick, _, _ = strings.Cut(pick, ", ") // "do 2, render it server side": the pick
-					if pick != "" && len(optionPicks(pick, props)) == 0 && !optionRefRE.MatchString(pick) {
+					if pick != "" && len(optionPicks(pick, props)) == 0 && !optionRefRE.MatchString(pick) && !takesInstead(t, i, prev, pick, props) {
 						refusal, pick = body, ""
 					}
 					set := newTokenSet(refusal)

@@ -238,7 +238,11 @@ var (
 		submit take tell transform translate tune turn unwrap unlock lock backport cancel clear clone
 		decrypt initialize initialise instrument invert kill launch link minimize minimise omit override
 		patch pause prepare preserve prevent reconcile redact refuse reword salt shuffle silence squash
-		supply suppress throw upsert vet`)
+		supply suppress throw upsert vet track broadcast buffer replicate declare sample authenticate
+		interpolate enqueue clamp propagate bind gate boost autosave reindex reprocess downsample ingest
+		widen postpone classify increment whitelist allowlist blocklist blacklist denylist fork
+		benchmark annotate archive authorize authorise bootstrap rerun retest unpin unregister
+		unsubscribe wipe queue stub`)
 	imperPhrases = []string{"fall back", "go for"}
 )
 

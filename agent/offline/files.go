@@ -473,9 +473,25 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 			canon[short] = match
 		case n > 1 && strings.Contains(short, "/"):
 			// "Each role gets `tasks/main.yml`" above the list of each
-			// role's: a path that ends several files is a pattern. A bare
-			// name ("package.json") may be the root's own file.
+			// role's: a path that ends several files is a pattern.
 			canon[short] = ""
+		case n > 1:
+			// A bare name ending several paths ("Each stack gets
+			// `main.tf`") is one of them, or each: the one in the folder
+			// its sentence names ("a root in `infra/`: `main.tf` …"),
+			// else none, unless it is a file of its own ("`package.json`
+			// at the root", "`hosts.ini` — deleted").
+			canon[short] = ""
+			for _, m := range byPath[short] {
+				if long := inNamedDir(m.sentence, short, order); long != "" {
+					canon[short] = long
+					break
+				}
+				if m.change && m.bullet || rootRE.MatchString(m.sentence) {
+					delete(canon, short)
+					break
+				}
+			}
 		}
 	}
 	merged := map[string][]fileMention{}
@@ -509,6 +525,23 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		out = append(out, fileFrom(p, ms))
 	}
 	return out
+}
+
+// rootRE finds a sentence that places a file at the repository's root.
+var rootRE = regexp.MustCompile(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\broot-level\b|\bthe root's\b`)
+
+// dirRE finds a folder named in a sentence: "infra/", "src/app/".
+var dirRE = regexp.MustCompile(`(?:^|[\s(])((?:[A-Za-z0-9_.-]+/)+)(?:[\s,.:;)]|$)`)
+
+// inNamedDir returns the path of paths that joins a folder named in
+// sentence with the bare name short, or "".
+func inNamedDir(sentence, short string, paths []string) string {
+	for _, m := range dirRE.FindAllStringSubmatch(sentence, -1) {
+		if long := m[1] + short; slices.Contains(paths, long) {
+			return long
+		}
+	}
+	return ""
 }
 
 // abbreviates reports whether path p is the end of a longer path in

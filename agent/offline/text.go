@@ -30,7 +30,7 @@ type sentence struct {
 }
 
 var (
-	bulletRE  = regexp.MustCompile(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\))\s+`)
+	bulletRE  = regexp.MustCompile(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\)|([a-h])\.)\s+`)
 	letterRE  = regexp.MustCompile(`^(?:\(([a-hA-H])\)|([a-hA-H])\))\s+`)
 	headingRE = regexp.MustCompile(`^\s*#{1,6}\s`)
 	emphMarks = strings.NewReplacer("**", "", "__", "", "`", "")
@@ -87,7 +87,15 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 		}
 		var g []string // the bullet and its label
 		if mayBullet(t[0]) {
-			g = bulletRE.FindStringSubmatch(t)
+			switch g = bulletRE.FindStringSubmatch(t); {
+			case g == nil || g[3] == "":
+			case m.Role == agent.RoleAssistant:
+				// "a. Exact order number": a lettered option, as "a)"
+				// is. A user's "a. keep FULL" answers with a letter.
+				g[2] = g[3]
+			default:
+				g = nil
+			}
 		}
 		isBullet := g != nil
 		sub := isBullet && indent >= 0 && indentOf(line) > indent && g[1] == "" && g[2] == "" && !letterRE.MatchString(t[len(g[0]):])

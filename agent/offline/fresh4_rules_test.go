@@ -1,0 +1,119 @@
+package offline
+
+import (
+	"testing"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// Rules from the eighth session on the blind rounds: lettered options
+// written "a.", a refusal joined to its replacement by "and", user
+// instructions whose verb the lexicon lacked, and bare file names that end
+// several listed paths.
+
+func TestLetterDotOptions(t *testing.T) {
+	offer := a("a. **Exact order number plus an email prefix.** Both use B-tree indexes.\n" +
+		"b. **MySQL FULLTEXT** on `customers.email`. It tokenises on `@`.\n" +
+		"c. **Laravel Scout with Meilisearch.** One more service to run.")
+	tests := []struct {
+		name          string
+		reply         string
+		want, notWant [][]string
+	}{
+		{"by letter", "a, exact number and email prefix.", [][]string{{"exact order number"}}, [][]string{{"fulltext"}, {"meilisearch"}}},
+		{"by letter alone", "c", [][]string{{"meilisearch"}}, [][]string{{"exact order number"}, {"fulltext"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := extractT(t, u("How should search work?"), offer, u(tt.reply))
+			checkDecisions(t, x, tt.want, tt.notWant)
+		})
+	}
+	// A user's own "a. keep FULL" answers with a letter; it offers no
+	// option of its own.
+	x := extractT(t,
+		u("Replica identity?"),
+		a("(a) Keep FULL on audit_log. (b) Keep FULL and add an index."),
+		u("a. keep FULL on audit_log, no index."))
+	checkDecisions(t, x, [][]string{{"keep full on audit_log"}}, [][]string{{"add an index"}})
+}
+
+func TestRefusalThenTake(t *testing.T) {
+	paging := a("Options:\n\n" +
+		"1. `simplePaginate()`: no count, just Previous and Next.\n" +
+		"2. `cursorPaginate()`: keyset pagination, fastest on deep pages.\n" +
+		"3. Keep `paginate()` and cache the count for 60 s per filter combination.")
+	for _, reply := range []string{
+		"Forget the cached count and go with simplePaginate().",
+		"Forget the cached count, go with simplePaginate().",
+	} {
+		t.Run(reply, func(t *testing.T) {
+			x := extractT(t, u("How should paging work?"), paging, u(reply))
+			checkDecisions(t, x, [][]string{{"simplepaginate()"}}, [][]string{{"cache the count"}, {"cursorpaginate"}})
+		})
+	}
+	// The replacement may come from options offered before the last reply.
+	x := extractT(t,
+		u("How should paging work?"), paging,
+		u("Let's keep paginate() with the cached count."),
+		a("Then the cache key is a hash of the normalised filters. One caveat: every new filter combination still pays for the count once."),
+		u("Hmm, too much custom code. Forget the cached count and go with simplePaginate()."))
+	checkDecisions(t, x, [][]string{{"simplepaginate()"}}, [][]string{{"cached count"}, {"cache the count"}})
+	// A second refusal after the first takes nothing.
+	x = extractT(t,
+		u("How should plugins work?"),
+		a("1. **Entry points**: plugins declare an entry point group.\n2. **Directory scanning**: import every .py file in a plugins directory."),
+		u("Entry points. pluggy is overkill, and no directory scanning, I don't want arbitrary files getting imported."))
+	checkDecisions(t, x, [][]string{{"entry point"}}, [][]string{{"directory scanning"}, {"import every"}})
+}
+
+func TestInstructionVerbs(t *testing.T) {
+	for _, reply := range []string{
+		"Whitelist the sort column and direction.",
+		"Clamp the page size to 100.",
+		"Enqueue the export as a job.",
+	} {
+		t.Run(reply, func(t *testing.T) {
+			x := extractT(t,
+				u("The sort comes from the URL."),
+				a("`orderBy($this->sort)` puts a column name into the SQL that bindings don't escape."),
+				u(reply))
+			if len(x.Decisions) != 1 || x.Decisions[0].Content != reply[:len(reply)-1] {
+				t.Errorf("decisions = %s, want %q", decisionList(x), reply[:len(reply)-1])
+			}
+		})
+	}
+	// The noun stays a noun: "Build farm has no internet access".
+	x := extractT(t, u("Which package manager?"), a("vcpkg or Conan; both need the network to fetch."), u("Build farm has no internet access."))
+	checkDecisions(t, x, nil, [][]string{{"build farm"}})
+}
+
+func TestBareNameOfSeveralPaths(t *testing.T) {
+	tests := []struct {
+		name          string
+		msgs          []agent.TranscriptMessage
+		want, notWant []string
+	}{
+		{"each folder's", []agent.TranscriptMessage{
+			u("Split the root into modules."),
+			a("Two modules, `infra/modules/vpc/` and `infra/modules/rds/`. Each gets `main.tf`, `variables.tf` and `outputs.tf`: `infra/modules/vpc/main.tf`, `infra/modules/vpc/variables.tf`, `infra/modules/rds/main.tf`, `infra/modules/rds/variables.tf`."),
+		}, []string{"infra/modules/vpc/main.tf", "infra/modules/rds/variables.tf"}, []string{"main.tf", "variables.tf"}},
+		{"in the folder its sentence names", []agent.TranscriptMessage{
+			u("Our infra is a single Terraform root in `infra/`: `main.tf` is 1,400 lines, next to `backend.tf`."),
+			a("Move `infra/main.tf` to `infra/stacks/compute/main.tf`, and `infra/backend.tf` to `infra/stacks/compute/backend.tf`."),
+		}, []string{"infra/main.tf", "infra/backend.tf", "infra/stacks/compute/main.tf"}, []string{"main.tf", "backend.tf"}},
+		{"at the root", []agent.TranscriptMessage{
+			u("Bump the linter everywhere."),
+			a("Update `package.json` at the root, then `packages/a/package.json` and `packages/b/package.json`."),
+		}, []string{"package.json", "packages/a/package.json"}, nil},
+		{"a file of its own, deleted", []agent.TranscriptMessage{
+			u("Our inventory is a single `hosts.ini` with prod and staging groups."),
+			a("Files:\n- `inventories/prod/hosts.ini`, `inventories/staging/hosts.ini`: new\n- `hosts.ini` — deleted"),
+		}, []string{"hosts.ini", "inventories/prod/hosts.ini"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkPaths(t, extractT(t, tt.msgs...), tt.want, tt.notWant)
+		})
+	}
+}
