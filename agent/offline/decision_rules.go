@@ -32,7 +32,7 @@ var (
 	// clauseCutRE separates the main clause of a statement from asides.
 	clauseCutRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
 	// recapRE names a section that restates what was decided.
-	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended) plan|summary|recap|so the plan is|what we agreed)\b`)
+	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended|the|here's the) plan|final|summary|recap|so the plan is|what we agreed|shipping|to summari[sz]e|in short|locked in|wrap-up|what's agreed|what we're doing|we're going with)\b`)
 )
 
 // connectiveRE is a word that links a sentence to the one before it

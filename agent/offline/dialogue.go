@@ -983,10 +983,21 @@ func labelledOption(t *transcript, i int, label string) (proposal, bool) {
 // or a sentence ("do a rewrite" has an article, no label).
 var takeWords = wordSet(`do take pick choose your with`)
 
-// leadLetterRE is a clause that opens with a label and a comma, a colon
-// or what the option is for ("b, heartbeat", "(a): the replica", "b for
-// dates", "2, summary step").
-var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?(?:[,:]|\s+for)\s+(\S+)`)
+// andRest returns what lower-cased lc takes after its first pick ("Option
+// 1, and the conditional update too", "2 + the retry thing"), or "".
+func andRest(lc string) string {
+	for _, sep := range []string{", and ", " + ", ", plus ", " & "} {
+		if _, rest, ok := strings.Cut(lc, sep); ok {
+			return rest
+		}
+	}
+	return ""
+}
+
+// leadLetterRE is a clause that opens with a label and a comma, a colon,
+// what the option is for or what else is taken ("b, heartbeat", "(a): the
+// replica", "b for dates", "b + the index", "2 + the retry thing").
+var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?(?:[,:]|\s+(?:for|\+|&))\s+(\S+)|^(\d{1,2})\s+[+&]\s+(\S+)`)
 
 // labelRunRE opens a clause with two or more labels ("1, 2 and 4
 // obviously", "(a) and (c), the rest later").
@@ -1023,8 +1034,11 @@ func optionPicks(lc string, props []proposal) []string {
 			return out
 		}
 	}
-	if m := leadLetterRE.FindStringSubmatch(lc); m != nil && has[m[1]] && !has[strings.Trim(m[2], "().,")] {
-		return []string{m[1]} // "b, heartbeat": the label, then what it is
+	if m := leadLetterRE.FindStringSubmatch(lc); m != nil {
+		l, next := m[1]+m[3], m[2]+m[4]
+		if has[l] && !has[strings.Trim(next, "().,")] {
+			return []string{l} // "b, heartbeat": the label, then what it is
+		}
 	}
 	if len(lc) > 24 && !strings.ContainsAny(lc, "0123456789(#") && !pickWords.match(lc) {
 		return nil // too long to be only letters ("B and C")
@@ -2041,10 +2055,15 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 						}
 					}
 				}
-				if _, rest, ok := strings.Cut(lc, ", and "); ok && len(labels) > 0 && len(optionPicks(rest, props)) == 0 {
+				if rest := andRest(lc); rest != "" && len(labels) > 0 && len(optionPicks(rest, props)) == 0 {
 					// "Option 1, and the conditional update too": a
-					// second pick, by name.
-					if k := echoPick(t, rest, props); k >= 0 {
+					// second pick, by name; "2 + the retry thing": what
+					// the reply proposed besides its options.
+					k := echoPick(t, rest, props)
+					if k < 0 {
+						k = echoProse(rest, props)
+					}
+					if k >= 0 {
 						picked[k] = max(picked[k], 0.8)
 					}
 				}

@@ -117,3 +117,29 @@ func TestBareNameOfSeveralPaths(t *testing.T) {
 		})
 	}
 }
+
+func TestNumberPlusMore(t *testing.T) {
+	offer := a("Where does the bucket live?\n" +
+		"1. In memory only. Cheapest, but an evicted object refills the bucket.\n" +
+		"2. In `ctx.storage`, read and written on every request. Survives restarts.\n\n" +
+		"I'd add a jittered retry before failing open.")
+	for _, reply := range []string{"2 + the retry thing.", "2 & the jittered retry"} {
+		t.Run(reply, func(t *testing.T) {
+			x := extractT(t, u("Where should the bucket live?"), offer, u(reply))
+			checkDecisions(t, x, [][]string{{"ctx.storage"}, {"jittered retry"}}, [][]string{{"memory only"}})
+		})
+	}
+}
+
+func TestRecapHeadings(t *testing.T) {
+	for _, head := range []string{"Shipping:", "Here's the plan:", "Final:", "Locked in:"} {
+		t.Run(head, func(t *testing.T) {
+			x := extractT(t,
+				u("Rate limits per customer: options?"),
+				a("1. **The Rate Limiting binding.** Per location, eventually consistent.\n2. **A Durable Object per customer.** One instance holds the counter."),
+				u("2, ship it"),
+				a(head+"\n\n- One Durable Object per account, keyed by idFromName(accountId).\n- The middleware runs after API-key auth.\n- Send RateLimit headers on every response."))
+			checkDecisions(t, x, [][]string{{"one durable object per account"}, {"middleware runs after"}, {"ratelimit headers"}}, nil)
+		})
+	}
+}
