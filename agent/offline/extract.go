@@ -985,8 +985,11 @@ var (
 		never_arrive* never_reach* cut_off gets_cut runs_twice run_twice a_second_time stop_getting stops_getting
 		slows_down too_optimistic`)
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
-	riskWeakRE = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
-	highCues   = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
+	// announceOnlyRE is a sentence that only announces a concern to come:
+	// "One more thing on dates", "Be careful about where retries go".
+	announceOnlyRE = regexp.MustCompile(`^(?:(?:one|two|three|a few|a couple of|some) (?:more |last )?(?:things?|caveats?|gotchas?|notes?|concerns?|risks?|warnings?)|be careful (?:about|with)|watch out for|worth a heads-up|a word of caution|heads-up)\b[^.:;!?]*[.:!]?$`)
+	riskWeakRE     = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
+	highCues       = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
 	lowCues = cues(`minor slightly cosmetic not_much small a_bit annoy* look_like looks_like`)
@@ -1099,7 +1102,9 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			text := s.plain
 			if isDownside {
 				text = downside
-			} else if riskWeakRE.MatchString(s.lower) || words(stripRiskLead(text)) < 5 {
+			} else if riskWeakRE.MatchString(s.lower) || words(stripRiskLead(text)) < 5 || words(s.plain) <= 8 && announceOnlyRE.MatchString(s.lower) {
+				// "Two caveats with the time zone switch.": the concern is
+				// what the next sentence says.
 				if k+1 >= len(ss) || isQuestion(ss[k+1].lower) {
 					continue
 				}

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/agent"
@@ -141,5 +142,18 @@ func TestRecapHeadings(t *testing.T) {
 				a(head+"\n\n- One Durable Object per account, keyed by idFromName(accountId).\n- The middleware runs after API-key auth.\n- Send RateLimit headers on every response."))
 			checkDecisions(t, x, [][]string{{"one durable object per account"}, {"middleware runs after"}, {"ratelimit headers"}}, nil)
 		})
+	}
+}
+
+func TestAnnouncedConcern(t *testing.T) {
+	x := extractT(t,
+		u("Move the nightly job to Prefect?"),
+		a("Yes, a deployment with a cron schedule. Be careful with the sort parameters. They come from the URL, and orderBy puts a column name into the SQL that bindings don't escape."))
+	var got []string
+	for _, r := range x.Risks {
+		got = append(got, r.Description)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "column name into the SQL") {
+		t.Errorf("risks = %q, want the sentence after the announcement", got)
 	}
 }
