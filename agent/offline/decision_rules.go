@@ -31,6 +31,11 @@ var (
 	controlRE = regexp.MustCompile(`^(?:ship|ship it|go|go ahead|summari[sz]e|thanks|thank you|continue|proceed|good catch|catch|next|that's it|wait|hold on|hang on)\b[\s.!]*$`)
 	// clauseCutRE separates the main clause of a statement from asides.
 	clauseCutRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
+	// summaryAskRE is a user's request to restate what was agreed:
+	// "summarize pls", "ship it, summary", "write up the final plan".
+	summaryAskRE = regexp.MustCompile(`(?:^|[\s,.;:!(])(?:summari[sz]e|summary|recap|sum (?:it |this |that )?up|write (?:it |this |that )?up|wrap (?:it |this )?up)(?:$|[\s,.;:!?)])`)
+	// notDoingRE names a section of what is left out.
+	notDoingRE = regexp.MustCompile(`\b(?:not doing|out of scope|left out|later|follow-?ups?|not now|deferred|skipped|dropped|rejected|files?|open|limits?|limitations|questions?|unresolved|undecided|to ?do|ways|options?|alternatives?)\b`)
 	// recapRE names a section that restates what was decided.
 	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended|the|here's the) plan|final|summary|recap|so the plan is|what we agreed|shipping|to summari[sz]e|in short|locked in|wrap-up|what's agreed|what we're doing|we're going with)\b`)
 )
@@ -280,9 +285,18 @@ func verbOf(stem string) string {
 // has agreed to something. Items that only name a file say nothing.
 func recapDecisions(t *transcript, j int) []*candidate {
 	var out []*candidate
+	asked := j > 0 && t.msgs[j-1].Role == agent.RoleUser && summaryAskRE.MatchString(lowerASCII(t.msgs[j-1].Content))
 	for _, s := range t.sents[j] {
-		if !s.bullet || !s.first || !recapRE.MatchString(s.section) || isQuestion(s.lower) || isInjection(s.lower) {
+		if !s.bullet || !s.first || isQuestion(s.lower) || isInjection(s.lower) {
 			continue
+		}
+		// A reply to "summarize pls" restates what was decided, except
+		// what it lists as left out or to watch.
+		if !recapRE.MatchString(s.section) && (!asked || riskSectionRE.MatchString(s.section) || notDoingRE.MatchString(s.section)) {
+			continue
+		}
+		if l := labelLead(s.lower); l != "" && (riskSectionRE.MatchString(l) || notDoingRE.MatchString(l)) {
+			continue // "**Not doing:** Storybook a11y addon, typeahead"
 		}
 		text := statement(s.plain)
 		if len(tokens(lowerASCII(stripPaths(text)))) < 3 {

@@ -157,3 +157,22 @@ func TestAnnouncedConcern(t *testing.T) {
 		t.Errorf("risks = %q, want the sentence after the announcement", got)
 	}
 }
+
+func TestSummaryAsked(t *testing.T) {
+	msgs := []agent.TranscriptMessage{
+		u("a11y pass on packages/ui: options?"),
+		a("1. **Rebuild on Radix primitives.** Focus and ARIA handled for you.\n2. **Fix in place** with a few shared utilities of our own."),
+		u("2. no typeahead. summarize pls"),
+		a("## Accessibility pass\n\n**Changes**\n1. `Modal`: custom focus trap with focus returned to the trigger on close.\n2. Tabs use manual activation.\n\n**Open points**\n- Design may push back on the focus ring colour.\n\n**Not doing:** the Storybook a11y addon, typeahead."),
+	}
+	x := extractT(t, msgs...)
+	checkDecisions(t, x, [][]string{{"custom focus trap"}, {"manual activation"}}, [][]string{{"design may push back"}, {"storybook"}})
+	// Without the request the same list is a plan offered, not a recap.
+	msgs[2] = u("2. no typeahead.")
+	x = extractT(t, msgs...)
+	checkDecisions(t, x, nil, [][]string{{"manual activation"}})
+	// A file name is no request: "checkout-summary still uses cart$".
+	msgs[2] = u("2. checkout-summary still uses `cart$ | async` in its template.")
+	x = extractT(t, msgs...)
+	checkDecisions(t, x, nil, [][]string{{"manual activation"}})
+}
