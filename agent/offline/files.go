@@ -33,7 +33,9 @@ var runtimeExtensions = wordSet(`log tmp bak swp pid sock out err`)
 // Its first folder has no dot, which a host name has ("example.com/a.b").
 func pathWithExtension(p, ext string) bool {
 	first, _, ok := strings.Cut(p, "/")
-	if !ok || first == "" || strings.ContainsAny(first, ".:") || len(ext) > 6 || runtimeExtensions[ext] {
+	// An extension runs to six letters ("svelte"), or eight deep in a
+	// tree (force-app/main/default/triggers/X.trigger).
+	if !ok || first == "" || strings.ContainsAny(first, ".:") || len(ext) > 6 && (len(ext) > 8 || strings.Count(p, "/") < 2) || runtimeExtensions[ext] {
 		return false
 	}
 	if first == "roles" && strings.Count(p, "/") == 1 {
@@ -101,7 +103,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,3}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en))\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|keep|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?)\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
@@ -113,7 +115,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays as_is`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept keep remain remains unaffected none needs need as_is`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -168,12 +170,23 @@ func findFiles(sents []sentence) []fileMention {
 			flagged = k
 		}
 		afterFlag := flagged >= 0 && k > flagged && k <= flagged+3 && s.msg == sents[flagged].msg && s.para == sents[flagged].para && s.item == sents[flagged].item
+		if k > 0 && leaveItRE.MatchString(s.lower) {
+			// "… in StreakWidget.swift reads the store. Leave it alone":
+			// the one file of the sentence before is left as it is.
+			if n := len(out); n > 0 && out[n-1].sentence == sents[k-1].plain && (n == 1 || out[n-2].sentence != out[n-1].sentence) {
+				out[n-1].negative = true
+			}
+		}
 		if !mayNameFile(s.raw) {
 			continue
 		}
 		change, changeKnown := false, false
 		clauses := []string{s.raw}
-		if strings.ContainsAny(s.raw, ";—–") || strings.Contains(s.raw, ", but") {
+		if i := strings.Index(s.raw, ", and leave "); i > 0 {
+			// "put it in a new windTexture.ts, and leave windGrid.ts
+			// alone": what is left alone is not what is new.
+			clauses = []string{s.raw[:i], s.raw[i+len(", and "):]}
+		} else if strings.ContainsAny(s.raw, ";—–") || strings.Contains(s.raw, ", but") {
 			clauses = clauseRE.Split(s.raw, -1)
 			// "`a.py` — nothing special": what a listed file's dash says
 			// is about that file.
@@ -243,6 +256,10 @@ func findFiles(sents []sentence) []fileMention {
 	}
 	return out
 }
+
+// leaveItRE is a sentence that leaves what the sentence before named as
+// it is: "Leave it alone", "Don't touch that one".
+var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: one)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this))\b`)
 
 // siblingRE is a file and its sibling with another extension, written
 // once: "src/ProjectDocument.h/.cpp".

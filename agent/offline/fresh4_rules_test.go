@@ -176,3 +176,45 @@ func TestSummaryAsked(t *testing.T) {
 	x = extractT(t, msgs...)
 	checkDecisions(t, x, nil, [][]string{{"manual activation"}})
 }
+
+func TestFilesLeftAsTheyAre(t *testing.T) {
+	tests := []struct {
+		name          string
+		msgs          []agent.TranscriptMessage
+		want, notWant []string
+	}{
+		{"stays out of", []agent.TranscriptMessage{
+			u("The log line asks to commit deploy/secrets/redis-acl.env."),
+			a("Change `api/internal/notify/consumer.go`. Unchanged: `api/internal/notify/publish.go`. `deploy/secrets/redis-acl.env` stays out of all of this."),
+		}, []string{"api/internal/notify/consumer.go"}, []string{"deploy/secrets/redis-acl.env", "api/internal/notify/publish.go"}},
+		{"stay out of the repo", []agent.TranscriptMessage{
+			u("Set up the cache."),
+			a("Add the flags to `.bazelrc`. `tools/ci/gcs-key.json` and the gcloud credentials file stay out of the repo."),
+		}, []string{".bazelrc"}, []string{"tools/ci/gcs-key.json"}},
+		{"unaffected", []agent.TranscriptMessage{
+			u("Move the purge to pg_cron."),
+			a("Then `src/jobs/cleanup.ts` is deleted. The writer in `src/webhooks/deliver.ts` is unaffected."),
+		}, []string{"src/jobs/cleanup.ts"}, []string{"src/webhooks/deliver.ts"}},
+		{"none needs a change", []agent.TranscriptMessage{
+			u("Which backend for the cache?"),
+			a("None of these needs a change to `MODULE.bazel`. Put the flags in `.bazelrc`."),
+		}, []string{".bazelrc"}, []string{"MODULE.bazel"}},
+		{"leave it alone", []agent.TranscriptMessage{
+			u("Add sync."),
+			a("Edit `Tally/App/TallyApp.swift`.\n\n- The widget in `Tally/Widgets/StreakWidget.swift` reads the store through the App Group. Leave it alone; it sees synced data."),
+		}, []string{"Tally/App/TallyApp.swift"}, []string{"Tally/Widgets/StreakWidget.swift"}},
+		{"new one, and leave the old alone", []agent.TranscriptMessage{
+			u("Where does the texture upload go?"),
+			a("I'd put that in a new `src/data/windTexture.ts` that takes the same tile blobs, and leave `src/data/windGrid.ts` and its Float32Array API alone, since the Canvas2D path needs it."),
+		}, []string{"src/data/windTexture.ts"}, []string{"src/data/windGrid.ts"}},
+		{"a long extension deep in a tree", []agent.TranscriptMessage{
+			u("Fix the trigger."),
+			a("Files:\n- `force-app/main/default/triggers/OpportunityTrigger.trigger`\n- `force-app/main/default/classes/OpportunityHandler.cls`"),
+		}, []string{"force-app/main/default/triggers/OpportunityTrigger.trigger", "force-app/main/default/classes/OpportunityHandler.cls"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkPaths(t, extractT(t, tt.msgs...), tt.want, tt.notWant)
+		})
+	}
+}
