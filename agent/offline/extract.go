@@ -67,6 +67,7 @@ type transcript struct {
 const digestHeader = "**Offline digest**"
 
 func newTranscript(msgs []agent.TranscriptMessage) *transcript {
+	msgs = romanPicks(msgs)
 	t := &transcript{msgs: msgs, sents: make([][]sentence, len(msgs))}
 	for i, m := range msgs {
 		if m.Role == agent.RoleAssistant && strings.HasPrefix(m.Content, digestHeader) {

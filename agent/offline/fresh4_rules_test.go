@@ -218,3 +218,34 @@ func TestFilesLeftAsTheyAre(t *testing.T) {
 		})
 	}
 }
+
+func TestRomanNumeralOptions(t *testing.T) {
+	offer := a("For the structure, three ways:\n\n" +
+		"- **(i)** Adopt a trigger framework, e.g. fflib. Consistent, but a pattern to learn.\n" +
+		"- **(ii)** A small handler class of your own, with one static method per context.\n" +
+		"- (iii) Make the trigger only enqueue a Queueable.")
+	tests := []struct {
+		reply         string
+		want, notWant [][]string
+	}{
+		{"(ii). Not async, reps look at the number right after save.", [][]string{{"small handler class"}}, [][]string{{"framework"}, {"queueable"}}},
+		{"ii. the handler", [][]string{{"small handler class"}}, [][]string{{"framework"}, {"queueable"}}},
+		{"iii", [][]string{{"enqueue a queueable"}}, [][]string{{"framework"}, {"handler class"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reply, func(t *testing.T) {
+			x := extractT(t, u("Fix the trigger."), offer, u(tt.reply))
+			checkDecisions(t, x, tt.want, tt.notWant)
+			for _, d := range x.Decisions {
+				if strings.HasPrefix(d.Content, "(") {
+					t.Errorf("decision %q keeps its label", d.Content)
+				}
+			}
+		})
+	}
+	// Without roman options before it, a reply is left as written.
+	msgs := []agent.TranscriptMessage{u("Fix it."), a("1. **A handler class.**\n2. **A framework.**"), u("ii think (ii) is odd")}
+	if got := romanPicks(msgs); got[2].Content != msgs[2].Content {
+		t.Errorf("romanPicks rewrote %q to %q", msgs[2].Content, got[2].Content)
+	}
+}

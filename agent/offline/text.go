@@ -2,6 +2,7 @@ package offline
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -32,9 +33,51 @@ type sentence struct {
 var (
 	bulletRE  = regexp.MustCompile(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\)|([a-h])\.)\s+`)
 	letterRE  = regexp.MustCompile(`^(?:\(([a-hA-H])\)|([a-hA-H])\))\s+`)
+	romanRE   = regexp.MustCompile(`^(?:\*\*)?\((i|ii|iii|iv|v|vi|vii|viii)\)(?:\*\*)?\s+`)
 	headingRE = regexp.MustCompile(`^\s*#{1,6}\s`)
 	emphMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 )
+
+// romanLetter maps the roman numerals that label options to the letters
+// that label them in the same place.
+var romanLetter = map[string]string{"i": "a", "ii": "b", "iii": "c", "iv": "d", "v": "e", "vi": "f", "vii": "g", "viii": "h"}
+
+// romanPickRE is a roman numeral a reply picks an option by: "(ii).",
+// "ii. run it from the loop", "iii". A lone "i" is the pronoun unless
+// in parentheses.
+var romanPickRE = regexp.MustCompile(`(^|[\s,;:(])(?:\((i|ii|iii|iv|v|vi|vii|viii)\)|(ii|iii|iv|vi|vii|viii)\b)`)
+
+// romanPicks rewrites the roman numerals a reply picks by into the letters
+// of the options they name, when the message before offered options so
+// labelled: "(ii). Not async" reads "(b). Not async".
+func romanPicks(msgs []agent.TranscriptMessage) []agent.TranscriptMessage {
+	var out []agent.TranscriptMessage
+	offered := false
+	for i, m := range msgs {
+		switch {
+		case m.Role == agent.RoleAssistant:
+			offered = romanOfferRE.MatchString(m.Content)
+		case offered && romanPickRE.MatchString(m.Content):
+			if out == nil {
+				out = slices.Clone(msgs)
+			}
+			out[i].Content = romanPickRE.ReplaceAllStringFunc(m.Content, func(s string) string {
+				sub := romanPickRE.FindStringSubmatch(s)
+				if sub[2] != "" {
+					return sub[1] + "(" + romanLetter[sub[2]] + ")"
+				}
+				return sub[1] + romanLetter[sub[3]]
+			})
+		}
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// romanOfferRE finds a list item labelled with a roman numeral.
+var romanOfferRE = regexp.MustCompile(`(?m)^\s*(?:[-*+•]\s+)?(?:\*\*)?\((?:i|ii|iii|iv)\)`)
 
 // withoutEmphasis returns s without the marks of emphasis and code: "**",
 // "__" and "`". Text with none comes back as it is, without a copy.
@@ -157,6 +200,11 @@ func splitMessage(i int, m agent.TranscriptMessage) []sentence {
 			t = t[len(g[0]):]
 			if l := letterRE.FindStringSubmatch(t); l != nil {
 				s.label = lowerASCII(l[1] + l[2])
+				t = t[len(l[0]):]
+			} else if l := romanRE.FindStringSubmatch(t); l != nil && m.Role == agent.RoleAssistant {
+				// "- (ii) A small handler class", "- **(ii)** …": roman
+				// numerals label options as letters do; (ii) is (b).
+				s.label = romanLetter[l[1]]
 				t = t[len(l[0]):]
 			} else if l := letterRE.FindStringSubmatch(strings.TrimPrefix(t, "**")); l != nil && strings.HasPrefix(t, "**") {
 				// "- **(a) Hand-written files** under sig/": the label
