@@ -986,7 +986,7 @@ var takeWords = wordSet(`do take pick choose your with`)
 // andRest returns what lower-cased lc takes after its first pick ("Option
 // 1, and the conditional update too", "2 + the retry thing"), or "".
 func andRest(lc string) string {
-	for _, sep := range []string{", and ", " + ", ", plus ", " & "} {
+	for _, sep := range []string{", and ", " + ", ", plus ", " plus ", " & "} {
 		if _, rest, ok := strings.Cut(lc, sep); ok {
 			return rest
 		}
@@ -997,7 +997,7 @@ func andRest(lc string) string {
 // leadLetterRE is a clause that opens with a label and a comma, a colon,
 // what the option is for or what else is taken ("b, heartbeat", "(a): the
 // replica", "b for dates", "b + the index", "2 + the retry thing").
-var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?(?:[,:]|\s+(?:for|\+|&))\s+(\S+)|^(\d{1,2})\s+[+&]\s+(\S+)`)
+var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?(?:[,:]|\s+(?:for|\+|&))\s+(\S+)|^(\d{1,2})\s+(?:[+&]|plus)\s+(\S+)`)
 
 // labelRunRE opens a clause with two or more labels ("1, 2 and 4
 // obviously", "(a) and (c), the rest later").

@@ -124,7 +124,7 @@ func TestNumberPlusMore(t *testing.T) {
 		"1. In memory only. Cheapest, but an evicted object refills the bucket.\n" +
 		"2. In `ctx.storage`, read and written on every request. Survives restarts.\n\n" +
 		"I'd add a jittered retry before failing open.")
-	for _, reply := range []string{"2 + the retry thing.", "2 & the jittered retry"} {
+	for _, reply := range []string{"2 + the retry thing.", "2 & the jittered retry", "2 plus the jittered retry"} {
 		t.Run(reply, func(t *testing.T) {
 			x := extractT(t, u("Where should the bucket live?"), offer, u(reply))
 			checkDecisions(t, x, [][]string{{"ctx.storage"}, {"jittered retry"}}, [][]string{{"memory only"}})
