@@ -1944,7 +1944,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if retractRE.MatchString(lc) {
 					// "Ok, scratch that.": what the user decided last is
 					// taken back, and nothing is accepted.
-					retract(cands, i)
+					retract(cands, i, before)
 					continue
 				}
 				// "the mobile lead asked whether we should switch to RS256"
@@ -2370,9 +2370,18 @@ var retractRE = regexp.MustCompile(`^(?:(?:ok|okay|hm+|wait|actually|no|sorry)\W
 // "actually no,", "wait, no", "no wait".
 var selfCorrectRE = regexp.MustCompile(`^(?:(?:actually|wait|hm+|oh)\W+no(?:pe)?\b|no\W+wait\b)`)
 
-// retract removes the decisions of the last user message before message i
+// retract removes what message i decided before its retraction (cands
+// from before on), else the decisions of the last user message before it
 // that made any.
-func retract(cands []*candidate, i int) {
+func retract(cands []*candidate, i, before int) {
+	if len(cands) > before {
+		// "Add dayKey then. Wait, no, scratch that.": what this message
+		// decided before it.
+		for _, c := range cands[before:] {
+			c.removed = true
+		}
+		return
+	}
 	last := -1
 	for _, c := range cands {
 		if c.msg < i && !c.removed {

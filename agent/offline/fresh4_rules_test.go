@@ -249,3 +249,15 @@ func TestRomanNumeralOptions(t *testing.T) {
 		t.Errorf("romanPicks rewrote %q to %q", msgs[2].Content, got[2].Content)
 	}
 }
+
+func TestScratchThatInTheSameMessage(t *testing.T) {
+	x := extractT(t,
+		u("Where do duplicates come from?"),
+		a("For the seed data:\n\na) Merge the seeded habits whenever remote changes arrive.\nb) Seed only when the account has no data.\nc) Don't seed automatically at all."),
+		u("c for the seeds. Then run a dedupe on remote changes for check-ins, keep the earliest."),
+		a("One weakness: the calendar day is computed at dedupe time. The robust fix is a dayKey attribute on CheckIn."),
+		u("Add dayKey then.\n\nWait, no, scratch that. Keep computing the day at dedupe time."))
+	checkDecisions(t, x,
+		[][]string{{"don't seed automatically"}, {"run a dedupe"}, {"keep computing the day"}},
+		[][]string{{"daykey"}})
+}
