@@ -280,8 +280,21 @@ func parseProposals(t *transcript, j int) []proposal {
 				}
 				continue
 			}
-			if hedgeRE.MatchString(s.lower) || optionsLead.match(s.lower) && strings.Contains(s.lower, ", or ") {
-				continue // "Two ways: retry inline, or an outbox": what is offered, not proposed
+			if optionsLead.match(s.lower) && strings.Contains(s.lower, ", or ") {
+				// "Options: treat RX as alive when the bus is quiet, or have
+				// the supervisor check bus-off": offered, not proposed, and
+				// picked by place ("second one") or by name.
+				if opts := proseOptions(s.plain); len(opts) > 0 {
+					list++
+					for k, o := range opts {
+						out = append(out, proposal{msg: j, item: -1, list: list, label: string(rune('a' + k)), option: true, body: o,
+							set: newTokenSet(lowerASCII(o)), title: newTokenSet(lowerASCII(firstWords(o, 6)))})
+					}
+				}
+				continue
+			}
+			if hedgeRE.MatchString(s.lower) {
+				continue
 			}
 			if recommendCues.match(s.lower) || softLeadRE.MatchString(s.lower) || shouldDo(s.lower) || ackLead(s.lower) != "" && k == 0 || proposesInProse(t, s) {
 				out = append(out, proposal{msg: j, item: -1, body: s.plain, set: t.wordsOf(s)})
@@ -432,6 +445,27 @@ type inlineOption struct{ label, text string }
 
 // inlineLabelRE is the label of an alternative inside a sentence: "(a) ".
 var inlineLabelRE = regexp.MustCompile(`\(([a-h])\)\s+`)
+
+// proseOptions returns the alternatives a prose sentence offers after a
+// colon, joined by ", or " ("Options: treat RX as alive when the bus is
+// quiet, or have the supervisor check bus-off"), or nil.
+func proseOptions(s string) []string {
+	_, rest, ok := strings.Cut(s, ": ")
+	if !ok {
+		return nil
+	}
+	parts := strings.Split(strings.TrimRight(rest, ".!"), ", or ")
+	if len(parts) < 2 || len(parts) > 4 {
+		return nil
+	}
+	for k, p := range parts {
+		parts[k] = strings.TrimSpace(strings.TrimPrefix(p, "either "))
+		if words(parts[k]) < 2 {
+			return nil
+		}
+	}
+	return parts
+}
 
 // inlineOptions returns the lettered alternatives a prose sentence offers
 // ("options are (a) raise the limit, or (b) page the results"), or nil
@@ -685,6 +719,9 @@ func isFact(lc string) bool {
 		return false // "yes to storing only the userId" accepts what it names
 	}
 	body := strings.TrimSpace(unleadAck(lc))
+	if rest := strings.TrimSpace(unlead(letsRE, body)); rest != body && imperative(rest) {
+		return false // "let's make sure the supervisor lives in its own module"
+	}
 	return isStatement(body) && !evaluation.match(body) && !imperative(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
@@ -842,7 +879,7 @@ func listItems(props []proposal, fits []func(proposal) bool) []int {
 	list := -1
 	for _, fit := range fits {
 		for _, p := range props {
-			if p.item >= 0 && fit(p) {
+			if (p.item >= 0 || p.option) && fit(p) {
 				list = p.list
 				break
 			}
@@ -853,7 +890,7 @@ func listItems(props []proposal, fits []func(proposal) bool) []int {
 	}
 	var items []int
 	for k, p := range props {
-		if p.item >= 0 && p.list == list {
+		if (p.item >= 0 || p.option) && p.list == list {
 			items = append(items, k)
 		}
 	}
@@ -2004,6 +2041,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if rejectRE.MatchString(lc) || body != lc && isRejection(body) || body == lc && isRejection(lc) {
 					// "forget the min-height, do 2": a refusal, then a pick.
 					refusal, pick, _ := strings.Cut(body, ", ")
+					if pick != "" && !isRejection(refusal) && isRejection(pick) {
+						// "one job at a time, a global flip scares me": the
+						// pick first, then the refusal.
+						refusal, pick = pick, refusal
+					}
 					if loc := andTakeRE.FindStringIndex(body); pick == "" && loc != nil {
 						// "forget the cached count and go with simplePaginate()"
 						refusal, pick = body[:loc[0]], strings.TrimSpace(body[loc[0]+len(" and"):])

@@ -195,7 +195,7 @@ var (
 	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?) (?:to|for) (?:any |all |the )?ai\b|system prompt`)
 	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
-	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
+	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
 	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
 	// needRE opens a requirement the user states in full ("we also need a
 	// plugins list command").

@@ -261,3 +261,36 @@ func TestScratchThatInTheSameMessage(t *testing.T) {
 		[][]string{{"don't seed automatically"}, {"run a dedupe"}, {"keep computing the day"}},
 		[][]string{{"daykey"}})
 }
+
+func TestProseOptions(t *testing.T) {
+	offer := a("One trap with the RX bit: the RX task only runs when a frame arrives. Options: treat RX as alive when the bus is quiet, or have the supervisor treat RX as alive when the FDCAN peripheral is not in bus-off.")
+	tests := []struct {
+		reply         string
+		want, notWant [][]string
+	}{
+		{"Second one.", [][]string{{"supervisor treat rx as alive"}}, [][]string{{"bus is quiet"}}},
+		{"the first", [][]string{{"bus is quiet"}}, [][]string{{"supervisor treat"}}},
+		{"b", [][]string{{"supervisor treat rx as alive"}}, [][]string{{"bus is quiet"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reply, func(t *testing.T) {
+			checkDecisions(t, extractT(t, u("Watchdog?"), offer, u(tt.reply)), tt.want, tt.notWant)
+		})
+	}
+}
+
+func TestPickThenRefusal(t *testing.T) {
+	x := extractT(t,
+		u("How do we roll out Solid Queue?"),
+		a("And the rollout: either flip `config.active_job.queue_adapter` globally after draining Sidekiq, or move jobs one at a time with `self.queue_adapter = :solid_queue` on each class."),
+		u("one job at a time, a global flip scares me."))
+	checkDecisions(t, x, [][]string{{"one at a time"}}, [][]string{{"globally"}})
+}
+
+func TestLetsMakeSure(t *testing.T) {
+	x := extractT(t,
+		u("Watchdog?"),
+		a("A supervisor task feeds the IWDG when every task has checked in."),
+		u("Second one is fine. And let's make sure the supervisor lives in its own module, she wants to review it in isolation."))
+	checkDecisions(t, x, [][]string{{"supervisor lives in its own module"}}, nil)
+}
