@@ -1936,6 +1936,12 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		lonePick := loneLabelledItem(t.sents[i])
 		lastPicked, lastBefore, lastGeneral := slices.Clone(picked), before, general // as the sentence before began
 		for _, s := range t.sents[i] {
+			if s.idx == 0 && wrongTurnRE.MatchString(s.lower) {
+				// "Wait, no. I ran this past Priya …": what the user
+				// decided last is taken back.
+				retract(cands, i, before)
+				continue
+			}
 			if s.idx > 0 && selfCorrectRE.MatchString(s.lower) {
 				// "DAU from the rollup. Let's do (c)… actually no, ops owns
 				// that file": the sentence before is taken back.
@@ -2403,6 +2409,10 @@ func isAside(lc string) bool {
 	}
 	return containsAny(lc, "i'll ", "we'll ", "i will ", "let me ", "i need ", "i have ") && asideRE.MatchString(lc)
 }
+
+// wrongTurnRE is a message's opening that takes back what the user decided
+// last, before saying what instead: "Wait, no.", "Actually, no —".
+var wrongTurnRE = regexp.MustCompile(`^(?:wait|actually|hm+|oh)\W+no\b[\s.!,—–-]*$`)
 
 // retractRE is a clause that takes back what the user just decided ("ok,
 // scratch that", "never mind").

@@ -294,3 +294,17 @@ func TestLetsMakeSure(t *testing.T) {
 		u("Second one is fine. And let's make sure the supervisor lives in its own module, she wants to review it in isolation."))
 	checkDecisions(t, x, [][]string{{"supervisor lives in its own module"}}, nil)
 }
+
+func TestWaitNoOpening(t *testing.T) {
+	msgs := []agent.TranscriptMessage{
+		u("Retention for webhook_deliveries?"),
+		a("1. **Batched deletes through pg_cron.** Cheap, but dead tuples pile up.\n2. **Partition webhook_deliveries by month.** Expiry becomes dropping a partition."),
+		u("2, partitioning. I've wanted it for a year anyway."),
+		a("The conversion needs a new partitioned table and a backfill."),
+		u("Wait, no. Priya says the backfill is a non-starter for now. Batch size 5,000, every 10 minutes."),
+	}
+	checkDecisions(t, extractT(t, msgs...), nil, [][]string{{"partition webhook_deliveries"}})
+	// "No." answering a question is no self-correction.
+	msgs[4] = u("No. Go ahead with the conversion.")
+	checkDecisions(t, extractT(t, msgs...), [][]string{{"partition webhook_deliveries"}}, nil)
+}
