@@ -170,7 +170,7 @@ func findFiles(sents []sentence) []fileMention {
 			flagged = k
 		}
 		afterFlag := flagged >= 0 && k > flagged && k <= flagged+3 && s.msg == sents[flagged].msg && s.para == sents[flagged].para && s.item == sents[flagged].item
-		if k > 0 && leaveItRE.MatchString(s.lower) {
+		if k > 0 && strings.Contains(s.lower, " it") && leaveItRE.MatchString(s.lower) {
 			// "… in StreakWidget.swift reads the store. Leave it alone":
 			// the one file of the sentence before is left as it is.
 			if n := len(out); n > 0 && out[n-1].sentence == sents[k-1].plain && (n == 1 || out[n-2].sentence != out[n-1].sentence) {

@@ -56,7 +56,7 @@ func romanPicks(msgs []agent.TranscriptMessage) []agent.TranscriptMessage {
 	for i, m := range msgs {
 		switch {
 		case m.Role == agent.RoleAssistant:
-			offered = romanOfferRE.MatchString(m.Content)
+			offered = strings.Contains(m.Content, "(i") && romanOfferRE.MatchString(m.Content)
 		case offered && romanPickRE.MatchString(m.Content):
 			if out == nil {
 				out = slices.Clone(msgs)
