@@ -103,7 +103,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not touched|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?)\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
@@ -227,7 +227,7 @@ func findFiles(sents []sentence) []fileMention {
 				}
 				lc := lowerASCII(clause)
 				if !negKnown {
-					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc) && !partlyRE.MatchString(lc), true
+					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
 				}
 				// A file named in text addressed to an AI reading the
 				// conversation, or where the assistant reports such
@@ -260,6 +260,22 @@ func findFiles(sents []sentence) []fileMention {
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one".
 var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: one)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this))\b`)
+
+// entryRE is a file list's entry: the path, a colon, what it gets.
+var entryRE = regexp.MustCompile("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
+
+// describedAfter reports whether lower-cased clause lc is a file list's
+// entry whose word of negation comes only late in what the file gets:
+// "board.test.ts: moveCard …, and that applySnapshot of an unchanged board
+// keeps every card" says the board is unchanged, not the file.
+func describedAfter(lc string) bool {
+	m := entryRE.FindString(lc)
+	if m == "" {
+		return false
+	}
+	loc := fileNegRE.FindStringIndex(lc[len(m):])
+	return loc != nil && words(lc[len(m):len(m)+loc[0]]) > 4
+}
 
 // siblingRE is a file and its sibling with another extension, written
 // once: "src/ProjectDocument.h/.cpp".

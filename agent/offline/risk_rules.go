@@ -29,9 +29,9 @@ var (
 	// planted for AI tools", "addressed to automated agents", "reads like
 	// a prompt-injection attempt"): untrusted input that tries to steer
 	// tooling is a risk of its own, whatever it asks for.
-	flagRE = regexp.MustCompile(`\b(?:addressed to|address(?:es|ing)|aimed at|directed at|(?:planted|meant|written|intended) for|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?|automated (?:assistants?|tools?|agents?|systems?))\b|\bprompt[- ]injection\b`)
+	flagRE = regexp.MustCompile(`\b(?:addressed to|address(?:es|ing)|aimed at|directed at|(?:planted|meant|written|intended) for|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?|automated (?:assistants?|tools?|agents?|systems?))\b|\bprompt[- ]injection\b|\b(?:asks?|asking|tells?|telling|instructs?|instructing) (?:me|an assistant|the assistant|assistants) to (?:\w+ )?(?:print|paste|cat|commit|delete|remove|dump|upload|send|post|reveal|share|copy|push)\b`)
 	// flagHint gates flagRE.
-	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection automated`)
+	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection automated assistant asks_me asking_me tells_me telling_me instructs_me`)
 	// meansLeadRE opens a sentence that draws the consequence of what was
 	// said before ("But it does mean a client can …").
 	meansLeadRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
