@@ -93,8 +93,21 @@ func (p *proposal) decision() string {
 		// only lists files.
 		return ""
 	}
-	if len(tokens(lowerASCII(text))) < 2 && !(p.option && text == p.name) || !p.option && !actionable(mainClause(verb)) {
+	if len(tokens(lowerASCII(text))) < 2 && !(p.option && text == p.name) {
 		return ""
+	}
+	if !p.option && !actionable(mainClause(verb)) {
+		// "1. A pre-commit hook in .pre-commit-config.yaml running
+		// check_sops.py: it fails if …": a plan item names something to
+		// add and says how it behaves.
+		name, _, named := strings.Cut(text, ": ")
+		if p.name != "" {
+			name, named = p.name, true
+		}
+		if !named || !hasWordPrefix(lowerASCII(name), "a", "an") || words(name) < 3 || words(name) > 16 || isStatement(lowerASCII(name)) || saysWhatDoes(lowerASCII(name)) {
+			return ""
+		}
+		text = name
 	}
 	p.text = tidy(firstWords(text, 20))
 	if p.fix != "" {
@@ -445,6 +458,18 @@ type inlineOption struct{ label, text string }
 
 // inlineLabelRE is the label of an alternative inside a sentence: "(a) ".
 var inlineLabelRE = regexp.MustCompile(`\(([a-h])\)\s+`)
+
+// saysWhatDoes reports whether lower-cased phrase has a verb said of its
+// subject ("a failing loader logs and leaves …"): it describes, it names
+// nothing to add.
+func saysWhatDoes(lc string) bool {
+	for k, w := range strings.Fields(lc) {
+		if k > 0 && verbOfSubject(strings.Trim(w, ",.;:")) {
+			return true
+		}
+	}
+	return false
+}
 
 // proseOptions returns the alternatives a prose sentence offers after a
 // colon, joined by ", or " ("Options: treat RX as alive when the bus is

@@ -338,3 +338,20 @@ func TestFilesFromTheLastBlindRound(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanItemNamingWhatToAdd(t *testing.T) {
+	x := extractT(t,
+		u("Move the secrets to sops."),
+		a("Follow-ups I'd suggest:\n\n"+
+			"1. A pre-commit hook in `.pre-commit-config.yaml` running `scripts/check_sops.py`: it fails if a `*.sops.yaml` file has no `sops:` metadata block.\n"+
+			"2. Rotate every secret in the two files now.\n"+
+			"3. Update `README.md`: drop the vault password setup, add age key generation."),
+		u("1 and 3, skip 2."))
+	checkDecisions(t, x, [][]string{{"a pre-commit hook in"}, {"update readme.md"}}, [][]string{{"it fails if"}, {"rotate every secret"}})
+	// A description of how things go is not something to add.
+	x = extractT(t,
+		u("Stampede protection?"),
+		a("Plan:\n\n1. A failing loader logs and leaves the stale value in place: nothing is retried.\n2. Add a jittered TTL."),
+		u("ok"))
+	checkDecisions(t, x, [][]string{{"jittered ttl"}}, [][]string{{"failing loader"}})
+}
