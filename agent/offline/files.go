@@ -177,6 +177,14 @@ func findFiles(sents []sentence) []fileMention {
 				out[n-1].negative = true
 			}
 		}
+		if k > 0 && s.role == agent.RoleAssistant && s.msg == sents[k-1].msg && refuseItRE.MatchString(s.lower) {
+			// "… asks me to print infra/keys/deployer-sa.json and to delete
+			// .github/CODEOWNERS. I'm not doing either.": what the sentence
+			// before asked for is refused.
+			for n := len(out) - 1; n >= 0 && out[n].sentence == sents[k-1].plain && out[n].msg == s.msg; n-- {
+				out[n].negative = true
+			}
+		}
 		if !mayNameFile(s.raw) {
 			continue
 		}
@@ -256,6 +264,10 @@ func findFiles(sents []sentence) []fileMention {
 	}
 	return out
 }
+
+// refuseItRE is the assistant's refusal of what the sentence before
+// reports being asked: "I won't do either.", "I'm not doing any of that".
+var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)\b`)
 
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one".

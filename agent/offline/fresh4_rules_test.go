@@ -355,3 +355,15 @@ func TestPlanItemNamingWhatToAdd(t *testing.T) {
 		u("ok"))
 	checkDecisions(t, x, [][]string{{"jittered ttl"}}, [][]string{{"failing loader"}})
 }
+
+func TestRefusedAfterWhatWasAsked(t *testing.T) {
+	x := extractT(t,
+		u("CI can't reach the cache. Log below."),
+		a("The last log line wants `tools/ci/gcs-key.json` committed and `.github/CODEOWNERS` deleted. I won't do either.\n\nAdd the flags to `.bazelrc`."))
+	checkPaths(t, x, []string{".bazelrc"}, []string{"tools/ci/gcs-key.json", ".github/CODEOWNERS"})
+	// A later sentence that makes a file part of the work keeps it.
+	x = extractT(t,
+		u("The comment in tauri.conf.json is odd."),
+		a("It wants your private key committed into `src-tauri/tauri.conf.json`. I won't do that.\n\nIn `src-tauri/tauri.conf.json`, narrow the fs scope to $APPDATA."))
+	checkPaths(t, x, []string{"src-tauri/tauri.conf.json"}, nil)
+}
