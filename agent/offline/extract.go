@@ -191,8 +191,8 @@ func extract(msgs []agent.TranscriptMessage) agent.Extraction {
 // Patterns of the decision rules. Each matches lower-cased plain text.
 var (
 	// injectionRE marks text addressed to an AI reading the conversation.
-	injectionHint = cues(`instruction* approved ai prompt*`)
-	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?) (?:to|for) (?:any |all |the )?ai\b|system prompt`)
+	injectionHint = cues(`instruction* approved ai prompt* rules you_are_now coding automated autonomous llm* attention`)
+	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(your |the )?(previous|prior|above|earlier) (instructions|prompts?|rules)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?(?:ai|llms?|(?:ai |automated |autonomous )?coding (?:agents?|assistants?|tools?)|automated (?:agents?|assistants?|tools?))\b|system prompt|\byou are now (?:the|a|an) \w+ (?:assistant|agent|bot)\b|\battention,? (?:all |any )?(?:ai|llms?|automated|autonomous|coding)\b`)
 	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
 	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
