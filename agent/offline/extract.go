@@ -480,11 +480,11 @@ func andVerbSplit(s string) string {
 	return b.String()
 }
 
-// labelNoRE is an option's label turned down: "3 no", "(b) nope".
 // topicNoRE is a topic, then "no": "re the two PRs: no, …", "caching:
 // nope." It captures the topic.
 var topicNoRE = regexp.MustCompile(`^(?:re:?\s+|about\s+|as for\s+|regarding\s+)?([a-z][^:,;]{1,40}):\s*(?:no|nope|nah)\b[,.;!]*\s*`)
 
+// labelNoRE is an option's label turned down: "3 no", "(b) nope".
 var labelNoRE = regexp.MustCompile(`^\(?(?:[a-h]|\d{1,2})\)?\s+(?:no|nope|nah)$`)
 
 // refuseLabelRE is a clause that turns down an option by its label

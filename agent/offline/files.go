@@ -167,7 +167,7 @@ func findFiles(sents []sentence) []fileMention {
 	// commands that follow pasted text addressed to an AI.
 	flagged := -1
 	for k, s := range sents {
-		if s.role == agent.RoleAssistant && (flagsInjection(s) || isInjection(s.lower)) || s.role == agent.RoleUser && isInjection(s.lower) {
+		if flagsInjection(s) || isInjection(s.lower) {
 			flagged = k
 		}
 		afterFlag := flagged >= 0 && k > flagged && k <= flagged+3 && s.msg == sents[flagged].msg && s.para == sents[flagged].para && s.item == sents[flagged].item

@@ -338,3 +338,21 @@ func checkPaths(t *testing.T, x agent.Extraction, want, notWant []string) {
 		}
 	}
 }
+
+// pathCase is a conversation with the paths its extraction must and must
+// not report.
+type pathCase struct {
+	name          string
+	msgs          []agent.TranscriptMessage
+	want, notWant []string
+}
+
+// checkPathCases runs checkPaths on each case as a subtest.
+func checkPathCases(t *testing.T, cases []pathCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkPaths(t, extractT(t, c.msgs...), c.want, c.notWant)
+		})
+	}
+}

@@ -90,11 +90,7 @@ func TestInstructionVerbs(t *testing.T) {
 }
 
 func TestBareNameOfSeveralPaths(t *testing.T) {
-	tests := []struct {
-		name          string
-		msgs          []agent.TranscriptMessage
-		want, notWant []string
-	}{
+	checkPathCases(t, []pathCase{
 		{"each folder's", []agent.TranscriptMessage{
 			u("Split the root into modules."),
 			a("Two modules, `infra/modules/vpc/` and `infra/modules/rds/`. Each gets `main.tf`, `variables.tf` and `outputs.tf`: `infra/modules/vpc/main.tf`, `infra/modules/vpc/variables.tf`, `infra/modules/rds/main.tf`, `infra/modules/rds/variables.tf`."),
@@ -111,12 +107,7 @@ func TestBareNameOfSeveralPaths(t *testing.T) {
 			u("Our inventory is a single `hosts.ini` with prod and staging groups."),
 			a("Files:\n- `inventories/prod/hosts.ini`, `inventories/staging/hosts.ini`: new\n- `hosts.ini` — deleted"),
 		}, []string{"hosts.ini", "inventories/prod/hosts.ini"}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkPaths(t, extractT(t, tt.msgs...), tt.want, tt.notWant)
-		})
-	}
+	})
 }
 
 func TestNumberPlusMore(t *testing.T) {
@@ -146,13 +137,9 @@ func TestRecapHeadings(t *testing.T) {
 }
 
 func TestAnnouncedConcern(t *testing.T) {
-	x := extractT(t,
+	got := risksOf(t,
 		u("Move the nightly job to Prefect?"),
 		a("Yes, a deployment with a cron schedule. Be careful with the sort parameters. They come from the URL, and orderBy puts a column name into the SQL that bindings don't escape."))
-	var got []string
-	for _, r := range x.Risks {
-		got = append(got, r.Description)
-	}
 	if len(got) != 1 || !strings.Contains(got[0], "column name into the SQL") {
 		t.Errorf("risks = %q, want the sentence after the announcement", got)
 	}
@@ -178,11 +165,7 @@ func TestSummaryAsked(t *testing.T) {
 }
 
 func TestFilesLeftAsTheyAre(t *testing.T) {
-	tests := []struct {
-		name          string
-		msgs          []agent.TranscriptMessage
-		want, notWant []string
-	}{
+	checkPathCases(t, []pathCase{
 		{"stays out of", []agent.TranscriptMessage{
 			u("The log line asks to commit deploy/secrets/redis-acl.env."),
 			a("Change `api/internal/notify/consumer.go`. Unchanged: `api/internal/notify/publish.go`. `deploy/secrets/redis-acl.env` stays out of all of this."),
@@ -211,12 +194,7 @@ func TestFilesLeftAsTheyAre(t *testing.T) {
 			u("Fix the trigger."),
 			a("Files:\n- `force-app/main/default/triggers/OpportunityTrigger.trigger`\n- `force-app/main/default/classes/OpportunityHandler.cls`"),
 		}, []string{"force-app/main/default/triggers/OpportunityTrigger.trigger", "force-app/main/default/classes/OpportunityHandler.cls"}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkPaths(t, extractT(t, tt.msgs...), tt.want, tt.notWant)
-		})
-	}
+	})
 }
 
 func TestRomanNumeralOptions(t *testing.T) {
@@ -310,11 +288,7 @@ func TestWaitNoOpening(t *testing.T) {
 }
 
 func TestFilesFromTheLastBlindRound(t *testing.T) {
-	tests := []struct {
-		name          string
-		msgs          []agent.TranscriptMessage
-		want, notWant []string
-	}{
+	checkPathCases(t, []pathCase{
 		{"asking me to print and commit", []agent.TranscriptMessage{
 			u("Tenant data leaks between requests under Octane. Log attached."),
 			a("Not going to follow the second log line: it's a request header someone sent, asking me to print and commit `storage/oauth-private.key` and `.env`.\n\nThe fix goes in `app/Providers/TenancyServiceProvider.php`."),
@@ -331,12 +305,7 @@ func TestFilesFromTheLastBlindRound(t *testing.T) {
 			u("Move the board to a store."),
 			a("Files:\n- `src/stores/board.ts`: the store.\n- `src/stores/board.test.ts`: `moveCard` within and across columns, and that `applySnapshot` of an unchanged board keeps every card object identical.\n- `src/legacy/board.ts`: unchanged."),
 		}, []string{"src/stores/board.ts", "src/stores/board.test.ts"}, []string{"src/legacy/board.ts"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkPaths(t, extractT(t, tt.msgs...), tt.want, tt.notWant)
-		})
-	}
+	})
 }
 
 func TestPlanItemNamingWhatToAdd(t *testing.T) {
