@@ -103,7 +103,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched))\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
@@ -115,7 +115,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -249,7 +249,7 @@ func findFiles(sents []sentence) []fileMention {
 				// text, is what that text asks for, not part of the work.
 				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag
 				no, not := namedAfterNo(lc, cand)
-				negative := neg || injected || no
+				negative := neg || injected || no || handledAtRuntime(lc, lowerASCII(cand))
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -271,6 +271,34 @@ func findFiles(sents []sentence) []fileMention {
 	}
 	return out
 }
+
+// runtimeVerbRE ends the words before a file a program handles as it
+// runs: "writes `display-names.json`", "load the `settings.json`".
+var runtimeVerbRE = regexp.MustCompile("\\b(?:loads?|reads?|writes?|saves?|downloads?)(?:\\s+(?:a|an|the|its|their|small|new))*\\s*`?$")
+
+// runtimeWhereRE opens the words after such a file: where it is read
+// from or written to, "(contact id → name) into the App Group".
+var runtimeWhereRE = regexp.MustCompile("^`?(?:\\s*\\([^()]*\\))?\\s+(?:from|to|into)\\s+(?:the\\s+)?(\\w+)")
+
+// handledAtRuntime reports whether the bare file name in clause lc is
+// data the program reads or writes where it runs ("`Program.cs`: load
+// `appsettings.local.json` from ProgramData", "writes
+// `display-names.json` to the App Group"), not a file of the work; one
+// written to the repository is.
+func handledAtRuntime(lc, name string) bool {
+	if strings.Contains(name, "/") {
+		return false
+	}
+	i := strings.Index(lc, name)
+	if i <= 0 || !runtimeVerbRE.MatchString(lc[:i]) {
+		return false
+	}
+	m := runtimeWhereRE.FindStringSubmatch(lc[i+len(name):])
+	return m != nil && !repoWords[m[1]]
+}
+
+// repoWords name the repository a file is written to.
+var repoWords = wordSet(`repo repository project git source tree commit root`)
 
 // refuseItRE is the assistant's refusal of what the sentence before
 // reports being asked: "I won't do either.", "I'm not doing any of that".
@@ -321,7 +349,32 @@ func filesOf(t *transcript) []fileMention {
 		ms = append(ms, hs...)
 		slices.SortStableFunc(ms, func(a, b fileMention) int { return a.msg - b.msg })
 	}
+	// A bare name that a link in the conversation has for its host is a
+	// site, not a file: "a push via ntfy.sh" beside "https://ntfy.sh/…".
+	if hosts := urlHosts(t.msgs); len(hosts) > 0 {
+		ms = slices.DeleteFunc(ms, func(m fileMention) bool { return hosts[lowerASCII(m.path)] })
+	}
 	return ms
+}
+
+// urlHostRE is the host of a link.
+var urlHostRE = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://([A-Za-z0-9][A-Za-z0-9.-]*)`)
+
+// urlHosts returns the host names of the links in msgs, lower-cased.
+func urlHosts(msgs []agent.TranscriptMessage) map[string]bool {
+	var hosts map[string]bool
+	for _, m := range msgs {
+		if !strings.Contains(m.Content, "://") {
+			continue
+		}
+		for _, h := range urlHostRE.FindAllStringSubmatch(m.Content, -1) {
+			if hosts == nil {
+				hosts = map[string]bool{}
+			}
+			hosts[lowerASCII(strings.TrimRight(h[1], "."))] = true
+		}
+	}
+	return hosts
 }
 
 // codeHeaderRE is the first line of a code block that names the file it
@@ -425,8 +478,11 @@ func looksLikeFile(p string) bool {
 	}
 	// A "+" joins words of a file name (SvelteKit's +page.svelte,
 	// Objective-C's NSString+Trim.m), "++" names a language.
-	if notFiles[lowerASCII(p)] || strings.ContainsAny(p, "@&!") || strings.Contains(p, "++") {
+	if notFiles[lowerASCII(p)] || strings.ContainsAny(p, "&!") || strings.Contains(p, "++") {
 		return false
+	}
+	if strings.IndexByte(p, '@') >= 0 && !unitTemplateRE.MatchString(base) {
+		return false // an e-mail address, a package version, a decorator
 	}
 	dot := strings.LastIndexByte(base, '.')
 	if dot <= 0 || dot == len(base)-1 {
@@ -467,6 +523,10 @@ var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?
 func isDotfile(base string) bool {
 	return len(base) > 2 && base[0] == '.' && dotfileRE.MatchString(base)
 }
+
+// unitTemplateRE is a systemd template unit and its instances:
+// "timelapse-notify@.service", "getty@tty1.service".
+var unitTemplateRE = regexp.MustCompile(`^[\w.-]+@[\w.-]*\.(?:service|socket|timer|target|mount|path)$`)
 
 // extensionPattern reports whether base names a kind of file by its
 // double extension (".svelte.ts", ".test.tsx", ".d.ts") rather than a
@@ -514,7 +574,8 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		n := 0
 		for _, long := range order {
 			// "NetCore in Build.cs" names Source/Hollow/Hollow.Build.cs.
-			ends := strings.HasSuffix(long, "/"+short) || !strings.Contains(short, "/") && strings.HasSuffix(path.Base(long), "."+short)
+			// "template the Caddyfile" names templates/Caddyfile.j2.
+			ends := strings.HasSuffix(long, "/"+short) || !strings.Contains(short, "/") && (strings.HasSuffix(path.Base(long), "."+short) || templateOf(path.Base(long), short))
 			if long != short && ends && !abbreviates(long, order) {
 				match = long
 				n++
@@ -578,6 +639,17 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 	}
 	return out
 }
+
+// templateOf reports whether base is a template that renders name:
+// "Caddyfile.j2" of "Caddyfile", "nginx.conf.tmpl" of "nginx.conf".
+func templateOf(base, name string) bool {
+	stem, ext, ok := strings.Cut(strings.TrimPrefix(base, name), ".")
+	return ok && stem == "" && len(base) > len(name) && templateExtensions[ext]
+}
+
+// templateExtensions mark a template by the extension added to the name
+// of the file it renders.
+var templateExtensions = wordSet(`j2 jinja jinja2 tmpl tpl in template erb gotmpl`)
 
 // rootRE finds a sentence that places a file at the repository's root.
 var rootRE = regexp.MustCompile(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\broot-level\b|\bthe root's\b`)

@@ -1,0 +1,84 @@
+package offline
+
+import (
+	"testing"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// File rules from the ninth session's blind round (own-204..215): systemd
+// template units, sites that look like files, "neither … nor …", data a
+// program reads or writes where it runs, and templates named by the file
+// they render.
+
+func TestSystemdTemplateUnits(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"a template unit", []agent.TranscriptMessage{
+			u("How do we hear about a failed backup?"),
+			a("Add `OnFailure=alert@%n.service` to `units/backup.service`, and a template `units/alert@.service` that posts the unit name."),
+		}, []string{"units/backup.service", "units/alert@.service"}, nil},
+		{"an instance", []agent.TranscriptMessage{
+			u("Which console unit do we override?"),
+			a("Put the drop-in next to `system/getty@tty1.service`."),
+		}, []string{"system/getty@tty1.service"}, nil},
+		{"an address is no file", []agent.TranscriptMessage{
+			u("Who gets the report?"),
+			a("Send it to `ops@example.com` from `scripts/report.py`."),
+		}, []string{"scripts/report.py"}, []string{"ops@example.com"}},
+	})
+}
+
+func TestSiteNamedLikeAFile(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"the host of a link", []agent.TranscriptMessage{
+			u("Where do the deploy notifications go?"),
+			a("Through ntfy.sh, one `curl` in `deploy/notify.sh`:\n\n```sh\ncurl -d \"deploy failed\" https://ntfy.sh/acme-deploys\n```"),
+		}, []string{"deploy/notify.sh"}, []string{"ntfy.sh"}},
+		{"a script without a link stays", []agent.TranscriptMessage{
+			u("Where does the setup go?"),
+			a("Into `setup.sh` at the root; it installs the hooks."),
+		}, []string{"setup.sh"}, nil},
+	})
+}
+
+func TestNeitherNorLeavesFilesAlone(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"neither changes", []agent.TranscriptMessage{
+			u("Move the retry into `src/queue/worker.ts`. Do `src/server.ts` and `Procfile` need anything?"),
+			a("Right, neither `src/server.ts` nor `Procfile` changes; only `src/queue/worker.ts` does."),
+		}, []string{"src/queue/worker.ts"}, []string{"src/server.ts", "Procfile"}},
+		{"the user's own don't need anything", []agent.TranscriptMessage{
+			u("Add the webhook route in `app/routes/hooks.tsx`. `app/root.tsx` and `fly.toml` don't need anything for this."),
+		}, []string{"app/routes/hooks.tsx"}, []string{"app/root.tsx", "fly.toml"}},
+	})
+}
+
+func TestFileHandledAtRuntime(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"loaded from where it runs", []agent.TranscriptMessage{
+			u("Where do customer overrides live?"),
+			a("Files:\n- `src/Service/Program.cs`: load `overrides.json` from ProgramData after the defaults\n- `docs/config.md`: document the override keys"),
+		}, []string{"src/Service/Program.cs", "docs/config.md"}, []string{"overrides.json"}},
+		{"written to a device folder", []agent.TranscriptMessage{
+			u("How does the widget get the names?"),
+			a("- `App/Names/NameCache.swift` — writes `names.json` (id → saved name) into the shared container"),
+		}, []string{"App/Names/NameCache.swift"}, []string{"names.json"}},
+		{"written to the repository stays", []agent.TranscriptMessage{
+			u("Where does the schema dump go?"),
+			a("The `scripts/dump.py` script writes `schema.json` to the repo root, and CI diffs it."),
+		}, []string{"scripts/dump.py", "schema.json"}, nil},
+	})
+}
+
+func TestTemplateNamedByItsOutput(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"a Jinja template", []agent.TranscriptMessage{
+			u("Port the proxy config to the new role."),
+			a("The role renders the Caddyfile from `roles/caddy/templates/Caddyfile.j2` and reloads Caddy when the Caddyfile changes."),
+		}, []string{"roles/caddy/templates/Caddyfile.j2"}, []string{"Caddyfile"}},
+		{"a .in template", []agent.TranscriptMessage{
+			u("Where does the daemon's config come from?"),
+			a("`etc/daemon.conf.in` is filled in by configure into the daemon.conf it reads; raise the limit in `etc/daemon.conf.in`."),
+		}, []string{"etc/daemon.conf.in"}, []string{"daemon.conf"}},
+	})
+}
