@@ -323,8 +323,9 @@ func parseProposals(t *transcript, j int) []proposal {
 		}
 		switch {
 		case k == 0 || !ss[k-1].bullet:
+			// "(a) …, (b) …, (c) …": a lettered list offers choices.
 			optionList = optionsLead.match(lead) || strings.Contains(s.section, "option") ||
-				offers && k > 0 && ss[k-1].heading
+				offers && k > 0 && ss[k-1].heading || s.label != "" && s.label[0] >= 'a'
 			list++
 		case s.label != "" && ss[k-1].item != s.item && itemLabel(ss, k-1) == "":
 			// "**Idempotency** — … Options:" over "1. …", "2. …": a
@@ -1719,6 +1720,7 @@ func echoes(set tokenSet, w string) bool {
 // candidate that replaces other picks from the same list; nil if none, or
 // if props, the proposals of prev, offer options of their own.
 func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody bool) *candidate {
+	lc = pickCore(lc)
 	if words(lc) > 3 {
 		return nil
 	}
@@ -1735,9 +1737,11 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody
 		seen++
 		props := t.assistantProposals(j)
 		k := -1
-		if labels := optionPicks(lc, props); len(labels) > 0 && (strings.Contains(lc, "option") || strings.Contains(lc, "approach")) {
+		if labels := optionPicks(lc, props); len(labels) > 0 && (strings.Contains(lc, "option") || strings.Contains(lc, "approach") || parenLabelRE.MatchString(lc)) {
 			for n, p := range props {
-				if p.label == labels[0] && p.option {
+				// A letter in parentheses names an option even where the
+				// list read as a plan: "(a) … (b) … (c) …".
+				if p.label == labels[0] && (p.option || isLetter(p.label) && parenLabelRE.MatchString(lc)) {
 					k = n
 					break
 				}
@@ -1765,6 +1769,22 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody
 	}
 	return nil
 }
+
+// pickCore returns what lower-cased lc picks: "go with your (b), the
+// split" picks "(b)".
+func pickCore(lc string) string {
+	lc = strings.TrimSpace(unlead(takeRE, lc))
+	if head, _, ok := strings.Cut(lc, ", the "); ok && parenLabelRE.MatchString(head) {
+		return head
+	}
+	return lc
+}
+
+// takeRE opens a pick: "go with", "switch to your".
+var takeRE = regexp.MustCompile(`^(?:(?:let'?s|we'll|i'll)\s+)?(?:go with|go for|switch to|stick with|take)\s+(?:your\s+|the\s+)?`)
+
+// parenLabelRE is an option's label in parentheses: "(b)", "your (ii)".
+var parenLabelRE = regexp.MustCompile(`^(?:your\s+)?\((?:[a-h]|[ivx]{1,4}|\d)\)$`)
 
 // echoOptionBody returns the option of props that alone has a word of a
 // short clause in what it says, not only in its name ("the JObject thing"
@@ -2190,6 +2210,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					} else if d := earlierPick(t, i, prev, lc, props, false); d != nil {
 						cands = append(cands, d) // "replica then": an option offered before
 						echoed = true
+						if parenLabelRE.MatchString(pickCore(lc)) {
+							continue // "go with your (b), the split": said by its label
+						}
 					} else if d := reversalPick(t, i, prev, lc, props); d != nil {
 						// "let's do big bang after all, but rehearse it
 						// first": an option offered before, taken back up.

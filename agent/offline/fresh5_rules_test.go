@@ -82,3 +82,23 @@ func TestTemplateNamedByItsOutput(t *testing.T) {
 		}, []string{"etc/daemon.conf.in"}, []string{"daemon.conf"}},
 	})
 }
+
+// A reply that comes back to a lettered list several messages later
+// ("Go with your (b), the split") takes that option in the assistant's
+// words, and it replaces what was picked from the same list before.
+func TestLaterPickByLetterReplacesEarlierPick(t *testing.T) {
+	offer := a("Cache, given the deploys wipe the container:\n\n" +
+		"- **(a) Keep the cache on the node's disk.** One mount, done. Downside: every new node starts cold.\n" +
+		"- **(b) Move the cache to Redis.** Every node shares it, and a deploy keeps it warm.\n" +
+		"- **(c) Warm it from S3 on boot.** A script per service.")
+	x := extractT(t,
+		u("Our cache is lost on every deploy. What are the options?"),
+		offer,
+		u("a. simplest, we rarely deploy."),
+		a("OK, a hostPath mount for the cache directory in `deploy/app.yaml`.\n\nSeparately: do you want metrics on hit rate?"),
+		u("yes, hit rate in the dashboard."),
+		a("I'll add a `cache_hits_total` counter next to the existing ones."),
+		u("Ugh, change of plan on the cache. We're moving to autoscaling, so nodes come and go all day. Go with your (b), the shared one."),
+	)
+	checkDecisions(t, x, [][]string{{"Move the cache to Redis"}}, [][]string{{"node's disk"}, {"hostPath"}, {"Go with your"}})
+}
