@@ -75,9 +75,10 @@ func (p *proposal) decision() string {
 		text = p.name
 	case p.body != "" && !traits(p.body):
 		text = joinName(p.name, decisionText(p.body))
-	case p.body != "" && p.topic != "" && len(tokens(lowerASCII(p.name))) == 1:
+	case p.body != "" && p.topic != "" && len(tokens(lowerASCII(p.name))) == 1 && !imperative(lowerASCII(p.name)):
 		// "Routing strategy: Sub-path": a one-word pick says what it
-		// decides with the question its list answers.
+		// decides with the question its list answers; "Use the library"
+		// says it alone.
 		text = p.topic + ": " + p.name
 	default:
 		text = p.name
@@ -2523,7 +2524,7 @@ var picksOnlyRE = regexp.MustCompile(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?
 
 // noWorkRE opens a statement that there is nothing to do ("Nothing
 // special, perms cover it"): no decision.
-var noWorkRE = regexp.MustCompile(`^(?:nothing (?:special|to (?:do|change)|needed|changes)|no changes?(?: needed)?)\b`)
+var noWorkRE = regexp.MustCompile(`^(?:nothing (?:special|to (?:do|change)|needed|changes)|no changes?(?: needed)?|neither\b.{1,80}\bnor\b.{1,60}\b(?:changes?|needs? (?:anything|changing|a change)))\b`)
 
 // plans reports whether props hold a plan item or recommendation that
 // says what to do: something a plain "yes" accepts.

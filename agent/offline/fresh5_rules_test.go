@@ -141,3 +141,25 @@ func TestRefusalIsNoRisk(t *testing.T) {
 		t.Errorf("no prompt injection risk: %q", got)
 	}
 }
+
+// An option named by what to do is the decision by itself, without the
+// lead of its list ("Two ways to fix it:").
+func TestOptionNamedByWhatToDo(t *testing.T) {
+	x := extractT(t,
+		u("Webhook HMAC check fails for some orders."),
+		a("Your check HMACs the body after `JSON.stringify`, which doesn't reproduce the original bytes, so some orders fail.\n\nTwo ways to fix it:\n1. **Use the library**: `const { topic, shop, payload, webhookId } = await authenticate.webhook(request);` verifies the HMAC on the raw body with a constant-time compare and throws a 401 response on failure.\n2. **Keep your own check**, but read the raw text, HMAC that, and only then parse it.\n\nI'd go with (1)."),
+		u("Library, obviously."),
+	)
+	checkDecisions(t, x, [][]string{{"Use the library"}}, [][]string{{"Two ways"}})
+}
+
+// An assistant's answer that two files need nothing is no decision.
+func TestNeitherNorIsNoDecision(t *testing.T) {
+	x := extractT(t,
+		u("What about GDPR data requests?"),
+		a("Options for data_request: email your support inbox with the payload, or store a `DataRequest` row for someone to handle."),
+		u("For data_request: email to support with the payload, no extra table, we get maybe one a year. `app/root.tsx` and `fly.toml` don't need anything for this, right? Final list please, I'll start tomorrow."),
+		a("Right, neither `app/root.tsx` nor `fly.toml` changes.\n\nFinal list:\n- `app/routes/webhooks.compliance.tsx`: email the data request payload to support\n- `app/mail.server.ts`: a sendSupportMail helper"),
+	)
+	checkDecisions(t, x, [][]string{{"email to support"}}, [][]string{{"Neither"}})
+}
