@@ -21,7 +21,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol
 	config nf vcl vtc smk wdl cwl service timer rego rules feature po pot arb resx xlf xliff ftl tex bib sty
 	rmd qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
-	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs`)
+	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -103,7 +103,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched))\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ ){1,3}repo(?:sitory)?|not us|(?:that's|it's|is) (?:build |generated )?output|not (?:something|anything) to commit|(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) (?:read|print|publish|commit|upload|paste|output|copy|share|cat|dump|send|attach|post|reveal|push))\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
@@ -115,7 +115,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output i'm_not_going i_won't i_will_not i_refuse`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -155,6 +155,9 @@ type fileMention struct {
 	change   bool
 	bullet   bool
 	user     bool
+	// head marks the file a list entry is about ("- `a.ts` — …"); ref a
+	// file its description only refers to ("… after `deploy.sh`").
+	head, ref bool
 }
 
 // findFiles collects file mentions, outside pasted code and quotes.
@@ -209,7 +212,14 @@ func findFiles(sents []sentence) []fileMention {
 				clauses = append([]string{clauses[0] + " — " + clauses[1]}, clauses[2:]...)
 			}
 		}
-		for _, clause := range clauses {
+		entry := s.bullet && s.first && (listedRE.MatchString(s.plain) || entryRE.MatchString(s.plain))
+		named := 0 // files the sentence named so far
+		for ci, clause := range clauses {
+			if ci > 0 && named == 1 && leaveItRE.MatchString(strings.TrimSpace(lowerASCII(clause))) {
+				// "The loop is in `worker/src/main.py` — leave that file
+				// alone, …": the file of the clause before.
+				out[len(out)-1].negative = true
+			}
 			neg, negKnown := false, false
 			var cands []string
 			fields := fileFields(notPaths(clause))
@@ -265,7 +275,10 @@ func findFiles(sents []sentence) []fileMention {
 					change:   change,
 					bullet:   s.bullet && s.first,
 					user:     s.role == agent.RoleUser,
+					head:     entry && named == 0,
+					ref:      entry && named > 0 && ci == 0,
 				})
+				named++
 			}
 		}
 	}
@@ -306,7 +319,7 @@ var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:i'm not|i am not|i won't|
 
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one".
-var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: one)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this))\b`)
+var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = regexp.MustCompile("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
@@ -484,6 +497,14 @@ func looksLikeFile(p string) bool {
 	if strings.IndexByte(p, '@') >= 0 && !unitTemplateRE.MatchString(base) {
 		return false // an e-mail address, a package version, a decorator
 	}
+	if first, _, ok := strings.Cut(p, "/"); ok && outputDirs[first] {
+		return false // ".output/public/sitemap.xml": what a build writes
+	}
+	if stem, ext, ok := strings.Cut(lowerASCII(base), "."); ok && (placeholderStems[stem] || p == base && ext != "feature" && strings.HasSuffix(ext, ".feature")) {
+		// "tenant/uuid.pdf": the shape of a name, not a file;
+		// "myapp.android.feature": a plugin id, not a Gherkin file.
+		return false
+	}
 	dot := strings.LastIndexByte(base, '.')
 	if dot <= 0 || dot == len(base)-1 {
 		return false
@@ -523,6 +544,13 @@ var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?
 func isDotfile(base string) bool {
 	return len(base) > 2 && base[0] == '.' && dotfileRE.MatchString(base)
 }
+
+// outputDirs are the first folders of paths a build or a tool writes,
+// never part of the work.
+var outputDirs = wordSet(`.output dist node_modules .next .nuxt .svelte-kit coverage __pycache__ .pytest_cache .gradle .terraform`)
+
+// placeholderStems stand for names in a pattern: "tenant/uuid.pdf".
+var placeholderStems = wordSet(`uuid guid hash sha sha1 sha256 timestamp`)
 
 // unitTemplateRE is a systemd template unit and its instances:
 // "timelapse-notify@.service", "getty@tty1.service".
@@ -582,6 +610,9 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 			}
 		}
 		switch {
+		case n == 1 && listedApart(byPath[short], byPath[match]):
+			// "- `settings.gradle.kts` — …" beside "-
+			// `build-logic/settings.gradle.kts` — …": two files.
 		case n == 1:
 			canon[short] = match
 		case n > 1 && strings.Contains(short, "/"):
@@ -626,9 +657,12 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 	var out []agent.ExtractedFile
 	for _, p := range paths {
 		ms := merged[p]
+		// The last mention says what becomes of a file, unless it only
+		// refers to it in another file's entry ("- `.gitlab-ci.yml` —
+		// marker after `scripts/deploy.sh`") after one that did.
 		last := ms[0]
 		for _, m := range ms {
-			if m.msg >= last.msg {
+			if m.msg >= last.msg && (!m.ref || m.negative || last.ref) {
 				last = m
 			}
 		}
@@ -650,6 +684,17 @@ func templateOf(base, name string) bool {
 // templateExtensions mark a template by the extension added to the name
 // of the file it renders.
 var templateExtensions = wordSet(`j2 jinja jinja2 tmpl tpl in template erb gotmpl`)
+
+// listedApart reports whether two files each head an entry of the same
+// message's list.
+func listedApart(a, b []fileMention) bool {
+	for _, m := range a {
+		if m.head && slices.ContainsFunc(b, func(o fileMention) bool { return o.head && o.msg == m.msg }) {
+			return true
+		}
+	}
+	return false
+}
 
 // rootRE finds a sentence that places a file at the repository's root.
 var rootRE = regexp.MustCompile(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\broot-level\b|\bthe root's\b`)
