@@ -1554,12 +1554,13 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 		return -1
 	}
 	want := newTokenSet(lc)
-	best, bestN := -1, 0
+	best, bestN, bestExact := -1, 0, 0
+	tie := false
 	for k, p := range props {
 		if !p.option || len(p.title) == 0 {
 			continue
 		}
-		n := 0
+		n, exact := 0, 0
 		for w := range p.title {
 			if len(w) < 3 || !echoes(want, w) {
 				continue
@@ -1575,17 +1576,25 @@ func echoPick(t *transcript, lc string, props []proposal) int {
 			}
 			if !shared {
 				n++
+				if echoesWhole(want, w) {
+					exact++
+				}
 			}
 		}
-		// Of two names echoed as much, the one the clause says more of
-		// wins: "tenant by tenant" names "Tenant by tenant", not
-		// "Hand-rolled Current.tenant plus explicit where(tenant_id)".
-		if n > bestN || n == bestN && n > 0 && len(p.title) < len(props[best].title) {
-			best, bestN = k, n
+		// Of two names echoed as much, the one echoed by whole words
+		// wins ("build-logic" names "an included build", not "buildSrc"),
+		// then the one the clause says more of: "tenant by tenant" names
+		// "Tenant by tenant", not "Hand-rolled Current.tenant plus
+		// explicit where(tenant_id)".
+		if n > bestN || n == bestN && n > 0 && (exact > bestExact || exact == bestExact && len(p.title) < len(props[best].title)) {
+			tie = n == bestN && exact == bestExact
+			best, bestN, bestExact = k, n, exact
+		} else if n == bestN && n > 0 && exact == bestExact {
+			tie = true
 		}
 	}
 	// In a longer clause one shared word is chance, not an echo.
-	if bestN*3 < len(want) {
+	if bestN*3 < len(want) || tie && bestN == 1 {
 		return -1
 	}
 	return best
@@ -1710,6 +1719,20 @@ func echoes(set tokenSet, w string) bool {
 			v = strings.ReplaceAll(v, "-", "")
 		}
 		if v == bare || len(v) >= 5 && len(bare) >= 5 && v[:5] == bare[:5] {
+			return true
+		}
+	}
+	return false
+}
+
+// echoesWhole reports whether set has word w itself, or as a part of a
+// hyphenated word ("build" in "build-logic").
+func echoesWhole(set tokenSet, w string) bool {
+	if _, ok := set[w]; ok {
+		return true
+	}
+	for v := range set {
+		if strings.Contains(v, "-") && slices.Contains(strings.Split(v, "-"), w) {
 			return true
 		}
 	}

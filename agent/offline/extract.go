@@ -341,10 +341,12 @@ func hasWordPrefix(s string, prefixes ...string) bool {
 }
 
 // isQuestion reports whether lower-cased text asks rather than states: it
-// ends with a question mark or opens with a hedge ("maybe", "not sure").
+// ends with a question mark or opens with a hedge ("maybe", "not sure"),
+// or only leans ("tbh (c) is tempting too").
 func isQuestion(lower string) bool {
 	return strings.HasSuffix(strings.TrimRightFunc(lower, unicode.IsSpace), "?") ||
 		hasWordPrefix(lower, "maybe", "not sure", "perhaps", "i wonder", "wondering") ||
+		strings.Contains(lower, "tempting") && !strings.Contains(lower, "let's") ||
 		(strings.HasPrefix(lower, "wh") || strings.HasPrefix(lower, "how")) && whQuestionRE.MatchString(lower)
 }
 

@@ -210,3 +210,33 @@ func TestFilesLeftOutOfTheWork(t *testing.T) {
 		}, []string{"settings.gradle.kts", "build-logic/settings.gradle.kts"}, nil},
 	})
 }
+
+// Picks by name from the second blind round: a whole word echoed beats a
+// shared first five letters, a tie on one word picks nothing, and an option
+// the user only finds tempting is not picked.
+func TestEchoPicks(t *testing.T) {
+	tests := []struct {
+		name          string
+		offer, reply  string
+		want, notWant [][]string
+	}{
+		{"a whole word beats a prefix",
+			"Shared module configuration, two ways:\n1. **Precompiled script plugins in buildSrc**. Smallest step, but any change invalidates the whole build cache.\n2. **Convention plugins in an included build**, `build-logic/`, wired with `includeBuild`. A bit more setup.",
+			"OK for build-logic.",
+			[][]string{{"Convention plugins"}}, [][]string{{"buildSrc"}}},
+		{"a tie on one word picks nothing",
+			"Next, Alembic. `alembic/env.py` builds a sync engine with psycopg2. Two options:\n- (i) keep Alembic sync — but then psycopg2 stays installed forever just for migrations;\n- (ii) switch `env.py` to the async template: `async_engine_from_config(...)` and `await connection.run_sync(do_run_migrations)`.",
+			"Alembic async now, not at the end — so we can remove psycopg2 when the last router is done.",
+			nil, [][]string{{"Keep Alembic sync"}}},
+		{"tempting is no pick",
+			"Source maps:\n- (a) `@sentry/vite-plugin` uploads during the build and deletes the maps\n- (b) a separate `sentry-cli` step after the build\n- (c) ship the `.map` files publicly and let Sentry fetch them",
+			"vite plugin, (a). tbh (c) is tempting too, the js is public anyway",
+			[][]string{{"vite-plugin"}}, [][]string{{"publicly"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			x := extractT(t, u("How should we set this up?"), a(tc.offer), u(tc.reply))
+			checkDecisions(t, x, tc.want, tc.notWant)
+		})
+	}
+}
