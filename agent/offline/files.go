@@ -103,7 +103,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ ){1,3}repo(?:sitory)?|not us|(?:that's|it's|is) (?:build |generated )?output|not (?:something|anything) to commit|(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) (?:read|print|publish|commit|upload|paste|output|copy|share|cat|dump|send|attach|post|reveal|push))\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) (?:read|print|publish|commit|upload|paste|output|copy|share|cat|dump|send|attach|post|reveal|push))\b`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
@@ -500,9 +500,10 @@ func looksLikeFile(p string) bool {
 	if first, _, ok := strings.Cut(p, "/"); ok && outputDirs[first] {
 		return false // ".output/public/sitemap.xml": what a build writes
 	}
-	if stem, ext, ok := strings.Cut(lowerASCII(base), "."); ok && (placeholderStems[stem] || p == base && ext != "feature" && strings.HasSuffix(ext, ".feature")) {
-		// "tenant/uuid.pdf": the shape of a name, not a file;
-		// "myapp.android.feature": a plugin id, not a Gherkin file.
+	if stem, ext, ok := strings.Cut(lowerASCII(base), "."); ok && (placeholderStems[stem] && !fileExtensions[ext] || p == base && ext != "feature" && strings.HasSuffix(ext, ".feature")) {
+		// "tenant/uuid.pdf": the shape of a stored name, not a file
+		// (uuid.go is one); "myapp.android.feature": a plugin id, not a
+		// Gherkin file.
 		return false
 	}
 	dot := strings.LastIndexByte(base, '.')
@@ -550,7 +551,7 @@ func isDotfile(base string) bool {
 var outputDirs = wordSet(`.output dist node_modules .next .nuxt .svelte-kit coverage __pycache__ .pytest_cache .gradle .terraform`)
 
 // placeholderStems stand for names in a pattern: "tenant/uuid.pdf".
-var placeholderStems = wordSet(`uuid guid hash sha sha1 sha256 timestamp`)
+var placeholderStems = wordSet(`uuid guid hash sha256 timestamp`)
 
 // unitTemplateRE is a systemd template unit and its instances:
 // "timelapse-notify@.service", "getty@tty1.service".

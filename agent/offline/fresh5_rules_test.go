@@ -191,6 +191,10 @@ func TestFilesLeftOutOfTheWork(t *testing.T) {
 			u("How are files keyed?"),
 			a("The storage key is just `tenant/uuid.pdf`; the copy script in `scripts/copy.py` keeps it."),
 		}, []string{"scripts/copy.py"}, []string{"tenant/uuid.pdf"}},
+		{"a code file named like a placeholder", []agent.TranscriptMessage{
+			u("We need sortable ids."),
+			a("Add `internal/ids/uuid.go` with a v7 generator; it lives in the same repo as the handlers."),
+		}, []string{"internal/ids/uuid.go"}, nil},
 		{"a plugin id", []agent.TranscriptMessage{
 			u("Which convention plugins?"),
 			a("- `acme.android.feature` — library plus compose\n- `build-logic/convention/src/main/kotlin/FeaturePlugin.kt` — implements it"),
