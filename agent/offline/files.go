@@ -62,7 +62,7 @@ var toolConfigRE = regexp.MustCompile(`^\.[A-Za-z][A-Za-z-]*/(?:config|settings)
 var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile
 	Gemfile Rakefile Vagrantfile Justfile Taskfile Brewfile Caddyfile Tiltfile LICENSE CODEOWNERS
 	.gitignore .dockerignore .env .env.example .editorconfig .npmrc .nvmrc .prettierrc .eslintrc
-	.gitattributes .golangci.yml .pre-commit-config.yaml go.mod go.sum BUILD WORKSPACE
+	.gitattributes .gitmodules .golangci.yml .pre-commit-config.yaml go.mod go.sum BUILD WORKSPACE
 	Steepfile Podfile Fastfile Appfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE
 	memory.x`)
 
@@ -103,7 +103,12 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) (?:read|print|publish|commit|upload|paste|output|copy|share|cat|dump|send|attach|post|reveal|push))\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit)\b`)
+
+// refuseRE is a refusal to do anything with what a clause names: "I won't
+// post, print or commit `.env`", "The block I'm ignoring: it asks for
+// `.env.production`".
+var refuseRE = regexp.MustCompile(`\b(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) [a-z]+|\bi'm ignoring:`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
@@ -115,7 +120,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output i'm_not_going i_won't i_will_not i_refuse`)
+var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -158,6 +163,10 @@ type fileMention struct {
 	// head marks the file a list entry is about ("- `a.ts` — …"); ref a
 	// file its description only refers to ("… after `deploy.sh`").
 	head, ref bool
+	// refused marks a file the assistant refused to touch: only a later
+	// change brings it back. (Pasted text addressed to an AI often sits
+	// in a file the work changes; naming it there refuses nothing.)
+	refused bool
 }
 
 // findFiles collects file mentions, outside pasted code and quotes.
@@ -192,7 +201,7 @@ func findFiles(sents []sentence) []fileMention {
 			// .github/CODEOWNERS. I'm not doing either.": what the sentence
 			// before asked for is refused.
 			for n := len(out) - 1; n >= 0 && out[n].sentence == sents[k-1].plain && out[n].msg == s.msg; n-- {
-				out[n].negative = true
+				out[n].negative, out[n].refused = true, true
 			}
 		}
 		if !mayNameFile(s.raw) {
@@ -258,8 +267,9 @@ func findFiles(sents []sentence) []fileMention {
 				// conversation, or where the assistant reports such
 				// text, is what that text asks for, not part of the work.
 				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag
+				refused := s.role == agent.RoleAssistant && refuseRE.MatchString(lc)
 				no, not := namedAfterNo(lc, cand)
-				negative := neg || injected || no || handledAtRuntime(lc, lowerASCII(cand))
+				negative := neg || injected || refused || no || handledAtRuntime(lc, lowerASCII(cand))
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -277,6 +287,7 @@ func findFiles(sents []sentence) []fileMention {
 					user:     s.role == agent.RoleUser,
 					head:     entry && named == 0,
 					ref:      entry && named > 0 && ci == 0,
+					refused:  refused,
 				})
 				named++
 			}
@@ -571,7 +582,7 @@ func extensionPattern(base string) bool {
 
 // sharedSuffixes are the parts before an extension that mark a kind of
 // file: "x.test.ts", "x.module.css".
-var sharedSuffixes = wordSet(`test tests spec d module stories story server client e2e min`)
+var sharedSuffixes = wordSet(`test tests spec d module stories story server client e2e min g freezed pb`)
 
 // upperCount returns the number of upper-case ASCII letters in s.
 func upperCount(s string) int {
@@ -590,7 +601,9 @@ func upperCount(s string) int {
 func collectFiles(ms []fileMention) []agent.ExtractedFile {
 	var order []string
 	byPath := map[string][]fileMention{}
+	named := map[string]int{} // files named per sentence
 	for _, m := range ms {
+		named[m.sentence]++
 		if _, ok := byPath[m.path]; !ok {
 			order = append(order, m.path)
 		}
@@ -611,9 +624,10 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 			}
 		}
 		switch {
-		case n == 1 && listedApart(byPath[short], byPath[match]):
+		case n == 1 && (listedApart(byPath[short], byPath[match]) || slices.ContainsFunc(byPath[short], func(m fileMention) bool { return rootRE.MatchString(m.sentence) })):
 			// "- `settings.gradle.kts` — …" beside "-
-			// `build-logic/settings.gradle.kts` — …": two files.
+			// `build-logic/settings.gradle.kts` — …", or "A `vcpkg.json`
+			// at the root" beside ports/libsndfile/vcpkg.json: two files.
 		case n == 1:
 			canon[short] = match
 		case n > 1 && strings.Contains(short, "/"):
@@ -670,6 +684,12 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		if last.negative || last.contrast && !slices.ContainsFunc(ms, func(m fileMention) bool { return !m.negative && !m.contrast }) {
 			continue
 		}
+		if slices.ContainsFunc(ms, func(m fileMention) bool { return m.refused }) && !(last.change && named[last.sentence] == 1) {
+			// "I won't post or commit `.env`", then "add a `.env.example`
+			// so nobody copies a real `.env` around": only a change to it
+			// alone makes it part of the work.
+			continue
+		}
 		out = append(out, fileFrom(p, ms))
 	}
 	return out
@@ -686,11 +706,11 @@ func templateOf(base, name string) bool {
 // of the file it renders.
 var templateExtensions = wordSet(`j2 jinja jinja2 tmpl tpl in template erb gotmpl`)
 
-// listedApart reports whether two files each head an entry of the same
-// message's list.
+// listedApart reports whether the file of mentions a heads an entry of a
+// message's list that names the file of b in an entry too.
 func listedApart(a, b []fileMention) bool {
 	for _, m := range a {
-		if m.head && slices.ContainsFunc(b, func(o fileMention) bool { return o.head && o.msg == m.msg }) {
+		if m.head && slices.ContainsFunc(b, func(o fileMention) bool { return (o.head || o.ref) && o.msg == m.msg }) {
 			return true
 		}
 	}
