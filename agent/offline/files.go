@@ -201,7 +201,7 @@ func findFiles(sents []sentence) []fileMention {
 			// .github/CODEOWNERS. I'm not doing either.": what the sentence
 			// before asked for is refused.
 			for n := len(out) - 1; n >= 0 && out[n].sentence == sents[k-1].plain && out[n].msg == s.msg; n-- {
-				out[n].negative, out[n].refused = true, true
+				out[n].negative = true
 			}
 		}
 		if !mayNameFile(s.raw) {
