@@ -285,7 +285,7 @@ func verbOf(stem string) string {
 // has agreed to something. Items that only name a file say nothing.
 func recapDecisions(t *transcript, j int) []*candidate {
 	var out []*candidate
-	asked := j > 0 && t.msgs[j-1].Role == agent.RoleUser && summaryAskRE.MatchString(lowerASCII(t.msgs[j-1].Content))
+	asked := askedSummary(t, j)
 	for _, s := range t.sents[j] {
 		if !s.bullet || !s.first || isQuestion(s.lower) || isInjection(s.lower) {
 			continue
@@ -309,6 +309,12 @@ func recapDecisions(t *transcript, j int) []*candidate {
 		out = append(out, d)
 	}
 	return out
+}
+
+// askedSummary reports whether assistant message j answers the user's
+// request to restate what was agreed ("Can you summarise everything?").
+func askedSummary(t *transcript, j int) bool {
+	return j > 0 && t.msgs[j-1].Role == agent.RoleUser && summaryAskRE.MatchString(lowerASCII(t.msgs[j-1].Content))
 }
 
 // stripPaths drops the words of s that look like file paths.

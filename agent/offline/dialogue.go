@@ -1794,6 +1794,11 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody
 	return nil
 }
 
+// summariseRE asks for a summary outright: "Can you summarise everything
+// with the files?", "recap please". A "summary" can be something else
+// ("the alert summary").
+var summariseRE = regexp.MustCompile(`\b(?:summari[sz]e|recap|sum (?:it |this |that )?up|write (?:it |this |that )?up)\b`)
+
 // pickCore returns what lower-cased lc picks: "go with your (b), the
 // split" picks "(b)".
 func pickCore(lc string) string {
@@ -1983,7 +1988,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	answered := make([]bool, len(t.msgs)) // assistant messages the user replied to with a choice
 	for i, m := range t.msgs {
 		if m.Role != agent.RoleUser {
-			if len(cands) > 0 {
+			// A recap restates decisions once the user has agreed to
+			// something, or when they asked for it.
+			if len(cands) > 0 || askedSummary(t, i) && summariseRE.MatchString(lowerASCII(t.msgs[i-1].Content)) {
 				cands = append(cands, recapDecisions(t, i)...)
 			}
 			if d := confirmedAsk(t, i); d != nil {

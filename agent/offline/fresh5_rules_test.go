@@ -276,3 +276,19 @@ func TestFilesRefusedAndGenerated(t *testing.T) {
 		}, []string{"vcpkg.json", "ports/sndfile/vcpkg.json", ".gitmodules"}, nil},
 	})
 }
+
+// A summary the user asked for restates decisions even when nothing before
+// it read as one; a "summary" that is something else asks for none.
+func TestAskedSummaryWithoutEarlierDecisions(t *testing.T) {
+	recap := a("Summary:\n- Feast with BigQuery as the offline store and the shared Redis as the online store\n- materialize daily at 06:00 UTC from Composer, after dbt\n\nFiles:\n- `feature_repo/feature_store.yaml`")
+	x := extractT(t,
+		u("We want Feast for the churn features; the platform team runs Redis for us."),
+		a("The pieces are an offline store, an online store, a registry and a materialization schedule."),
+		u("Can you summarise everything with the files?"),
+		recap)
+	checkDecisions(t, x, [][]string{{"materialize daily at 06:00"}}, nil)
+	x = extractT(t,
+		u("The alert summary is unreadable; what would you change?"),
+		recap)
+	checkDecisions(t, x, nil, [][]string{{"materialize daily"}})
+}
