@@ -2460,7 +2460,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		set := newTokenSet(lowerASCII(c.Content))
 		dup := false
 		for k, s := range sets {
-			if similarity(set, s) >= 0.6 {
+			// "Separate redis-reports connection, leave the default one at
+			// 90" and the same with its reason after a colon: one decision.
+			if similarity(set, s) >= 0.6 || restatesStart(out[k].Content, c.Content) {
 				out[k].Sources = distinct(append(out[k].Sources, c.Sources...))
 				out[k].Confidence = max(out[k].Confidence, c.Confidence)
 				dup = true
@@ -2473,6 +2475,16 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 	}
 	return out
+}
+
+// restatesStart reports whether one of two decisions is the other with
+// more said after it: the shorter, of four words or more, opens the longer.
+func restatesStart(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	a = strings.TrimRight(a, ".!… ")
+	return words(a) >= 4 && strings.HasPrefix(lowerASCII(b), lowerASCII(a))
 }
 
 // asideRE is a user's clause that decides nothing: a turn to another

@@ -292,3 +292,24 @@ func TestAskedSummaryWithoutEarlierDecisions(t *testing.T) {
 		recap)
 	checkDecisions(t, x, nil, [][]string{{"materialize daily"}})
 }
+
+// A decision said again with its reason after it is one decision: the
+// shorter, of four words or more, opens the longer.
+func TestRestatesStart(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Separate redis-reports connection, leave the default one at 90", "Separate redis-reports connection, leave the default one at 90: raising it to 1000 on the shared connection delays retries", true},
+		{"Separate redis-reports connection, leave the default one at 90.", "separate redis-reports connection, leave the default one at 90, and alert on lag", true},
+		{"Use Redis", "Use Redis for the session store", false}, // too short to say it is the same
+		{"Keep the default queue at 90", "Keep the default timeout at 90", false},
+	} {
+		if got := restatesStart(c.a, c.b); got != c.want {
+			t.Errorf("restatesStart(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+		if got := restatesStart(c.b, c.a); got != c.want {
+			t.Errorf("restatesStart(%q, %q) = %v, want %v", c.b, c.a, got, c.want)
+		}
+	}
+}
