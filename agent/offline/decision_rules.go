@@ -314,7 +314,12 @@ func recapDecisions(t *transcript, j int) []*candidate {
 // askedSummary reports whether assistant message j answers the user's
 // request to restate what was agreed ("Can you summarise everything?").
 func askedSummary(t *transcript, j int) bool {
-	return j > 0 && t.msgs[j-1].Role == agent.RoleUser && summaryAskRE.MatchString(lowerASCII(t.msgs[j-1].Content))
+	if j == 0 || t.msgs[j-1].Role != agent.RoleUser {
+		return false
+	}
+	// A quick test first, case aside: "Summarise", "recap", "write it up".
+	c := t.msgs[j-1].Content
+	return containsAny(c, "umm", "UMM", "ecap", "ECAP", " up", " UP") && summaryAskRE.MatchString(lowerASCII(c))
 }
 
 // stripPaths drops the words of s that look like file paths.
