@@ -21,7 +21,8 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol
 	config nf vcl vtc smk wdl cwl service timer rego rules feature po pot arb resx xlf xliff ftl tex bib sty
 	rmd qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
-	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin`)
+	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
+	prefab unity asmdef inputactions`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -103,7 +104,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|does not|don't|do not|won't|shouldn't) (need to |have to )?(change|touch)|not part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? as (?:it is|they are|is)|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -120,7 +121,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't does don't do won't shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output`)
+var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -224,7 +225,7 @@ func findFiles(sents []sentence) []fileMention {
 		entry := s.bullet && s.first && (listedRE.MatchString(s.plain) || entryRE.MatchString(s.plain))
 		named := 0 // files the sentence named so far
 		for ci, clause := range clauses {
-			if ci > 0 && named == 1 && leaveItRE.MatchString(strings.TrimSpace(lowerASCII(clause))) {
+			if ci > 0 && named == 1 && (leaveItRE.MatchString(strings.TrimSpace(lowerASCII(clause))) || !strings.Contains(clause, "/") && leftThereRE.MatchString(lowerASCII(clause))) {
 				// "The loop is in `worker/src/main.py` — leave that file
 				// alone, …": the file of the clause before.
 				out[len(out)-1].negative = true
@@ -326,11 +327,15 @@ var repoWords = wordSet(`repo repository project git source tree commit root`)
 
 // refuseItRE is the assistant's refusal of what the sentence before
 // reports being asked: "I won't do either.", "I'm not doing any of that".
-var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)\b`)
+var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out)\b`)
 
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one".
 var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?)\b`)
+
+// leftThereRE ends a clause that leaves the file of the clause before as
+// it is: "… I just read through it, so nothing to change there".
+var leftThereRE = regexp.MustCompile(`\bnothing to change (?:there|here|in it)\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = regexp.MustCompile("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
