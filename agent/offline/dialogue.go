@@ -1794,6 +1794,10 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody
 	return nil
 }
 
+// tagQuestionRE ends a statement with a question that only asks to confirm
+// it: "…, right?", "…, no?".
+var tagQuestionRE = regexp.MustCompile(`, (?:right|no|correct|yes|isn't it|doesn't it)\?\s*$`)
+
 // summariseRE asks for a summary outright: "Can you summarise everything
 // with the files?", "recap please". A "summary" can be something else
 // ("the alert summary").
@@ -2068,7 +2072,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				}
 				// "the mobile lead asked whether we should switch to RS256"
 				// reports a question; it takes nothing back.
-				if reversalCues.match(lc) && !isQuestion(lc) && !reportedAskRE.MatchString(lc) {
+				// "change of mind on analysis: inline misses a late
+				// regression, right?" asks only to confirm the reason.
+				if reversalCues.match(lc) && (!isQuestion(lc) || tagQuestionRE.MatchString(lc)) && !reportedAskRE.MatchString(lc) {
 					reversal = true
 					against = append(against, newTokenSet(lc))
 				}

@@ -351,3 +351,15 @@ func TestFilesLeftAloneMoreWordings(t *testing.T) {
 		}, []string{"Assets/Input/PlayerControls.inputactions"}, nil},
 	})
 }
+
+// "change of mind" reverses, even when the reason ends in a tag question.
+func TestChangeOfMindWithTagQuestion(t *testing.T) {
+	x := extractT(t,
+		u("How should the canary be checked?"),
+		a("Two ways:\n- **Inline analysis at each step**: an analysis step between the setWeight steps.\n- **Background analysis**: one AnalysisRun for the whole rollout."),
+		u("Inline analysis at each step."),
+		a("Then each step runs its own AnalysisRun before the weight goes up."),
+		u("Change of mind on analysis: inline misses a regression that shows up late in a step, right? Background analysis it is."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"inline analysis"}})
+}
