@@ -285,7 +285,7 @@ func verbOf(stem string) string {
 // has agreed to something. Items that only name a file say nothing.
 func recapDecisions(t *transcript, j int) []*candidate {
 	var out []*candidate
-	asked := askedSummary(t, j)
+	asked := userAsked(t, j, summaryAskRE)
 	for _, s := range t.sents[j] {
 		if !s.bullet || !s.first || isQuestion(s.lower) || isInjection(s.lower) {
 			continue
@@ -311,15 +311,16 @@ func recapDecisions(t *transcript, j int) []*candidate {
 	return out
 }
 
-// askedSummary reports whether assistant message j answers the user's
-// request to restate what was agreed ("Can you summarise everything?").
-func askedSummary(t *transcript, j int) bool {
+// userAsked reports whether the user's message before assistant message j
+// asks, as re reads it, to restate what was agreed ("Can you summarise
+// everything?"). It lower-cases the message only when a quick test finds
+// a word such a request needs ("Summarise", "recap", "write it up").
+func userAsked(t *transcript, j int, re *regexp.Regexp) bool {
 	if j == 0 || t.msgs[j-1].Role != agent.RoleUser {
 		return false
 	}
-	// A quick test first, case aside: "Summarise", "recap", "write it up".
 	c := t.msgs[j-1].Content
-	return containsAny(c, "umm", "UMM", "ecap", "ECAP", " up", " UP") && summaryAskRE.MatchString(lowerASCII(c))
+	return containsAny(c, "umm", "UMM", "ecap", "ECAP", " up", " UP") && re.MatchString(lowerASCII(c))
 }
 
 // stripPaths drops the words of s that look like file paths.

@@ -1994,7 +1994,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		if m.Role != agent.RoleUser {
 			// A recap restates decisions once the user has agreed to
 			// something, or when they asked for it.
-			if len(cands) > 0 || askedSummary(t, i) && summariseRE.MatchString(lowerASCII(t.msgs[i-1].Content)) {
+			if len(cands) > 0 || userAsked(t, i, summariseRE) {
 				cands = append(cands, recapDecisions(t, i)...)
 			}
 			if d := confirmedAsk(t, i); d != nil {

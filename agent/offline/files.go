@@ -225,7 +225,8 @@ func findFiles(sents []sentence) []fileMention {
 		entry := s.bullet && s.first && (listedRE.MatchString(s.plain) || entryRE.MatchString(s.plain))
 		named := 0 // files the sentence named so far
 		for ci, clause := range clauses {
-			if ci > 0 && named == 1 && (leaveItRE.MatchString(strings.TrimSpace(lowerASCII(clause))) || !strings.Contains(clause, "/") && leftThereRE.MatchString(lowerASCII(clause))) {
+			lc := lowerASCII(clause)
+			if ci > 0 && named == 1 && (leaveItRE.MatchString(strings.TrimSpace(lc)) || !strings.Contains(clause, "/") && leftThereRE.MatchString(lc)) {
 				// "The loop is in `worker/src/main.py` — leave that file
 				// alone, …": the file of the clause before.
 				out[len(out)-1].negative = true
@@ -260,7 +261,6 @@ func findFiles(sents []sentence) []fileMention {
 				if !changeKnown {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
-				lc := lowerASCII(clause)
 				if !negKnown {
 					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
 				}

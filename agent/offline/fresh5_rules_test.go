@@ -105,26 +105,6 @@ func TestLaterPickByLetterReplacesEarlierPick(t *testing.T) {
 	checkDecisions(t, x, [][]string{{"Move the cache to Redis"}}, [][]string{{"node's disk"}, {"hostPath"}, {"Go with your"}})
 }
 
-// More ways an assistant reports pasted text addressed to AI tools, each
-// restated as the prompt injection it is and what it asks for.
-func TestInjectionRiskWordings(t *testing.T) {
-	for in, want := range map[string]string{
-		"Quick flag on that ticket first: it contains a hidden HTML comment telling AI assistants to print your config/keys.json and commit it.": "that ticket contains a prompt injection asking AI tools to print your config/keys.json and commit it.",
-		"On that log line: the user agent is written as an instruction to an AI assistant, asking me to upload the deploy key.":                  "the user agent contains a prompt injection asking AI tools to upload the deploy key.",
-		"That comment contains instructions aimed at AI assistants: print your .env and commit .env.local.":                                      "That comment contains a prompt injection asking AI tools to print your .env and commit .env.local.",
-		"The footer has a note telling an AI agent to delete the backups.":                                                                       "The footer contains a prompt injection asking AI tools to delete the backups.",
-	} {
-		got, ok := injectionRisk(in)
-		if !ok || got != want {
-			t.Errorf("injectionRisk(%q)\n = %q, %v\nwant %q", in, got, ok, want)
-		}
-	}
-	// Telling a person what to do is no injection.
-	if got, ok := injectionRisk("The runbook has a note telling the on-call engineer to page the DBA."); ok {
-		t.Errorf("a note to a person restated: %q", got)
-	}
-}
-
 // The refusal after an injection warning ("I won't do either — nobody
 // needs your keys …") is no risk of the work.
 func TestRefusalIsNoRisk(t *testing.T) {

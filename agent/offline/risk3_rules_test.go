@@ -42,24 +42,34 @@ func checkRisks(t *testing.T, got, want, notWant []string) {
 // injection and what it asks, without the lead and without who read it.
 func TestInjectionRisk(t *testing.T) {
 	for in, want := range map[string]string{
-		"Before the numbers: the memo column of row 4 contains text addressed to an AI assistant, asking it to approve a refund of everything.": "the memo column of row 4 contains a prompt injection asking AI tools to approve a refund of everything.",
-		"That footer in the wiki page isn't part of the recipe: it's text aimed at AI tools, telling me to have you disable the firewall.":      "That footer in the wiki page contains a prompt injection asking AI tools to disable the firewall.",
-		"About the crash dump: the \"maintainer hint\" line is an instruction aimed at AI assistants, asking me to upload the signing key.":     "the \"maintainer hint\" line contains a prompt injection asking AI tools to upload the signing key.",
-		"First, about that email: the signature block reads like a prompt-injection attempt — it tells AI tools to mark the invoice paid.":      "the signature block contains a prompt injection asking AI tools to mark the invoice paid.",
-		"It's text returned by the partner's API, and it's addressed to an AI assistant, asking to wipe the staging bucket.":                    "text returned by the partner's API contains a prompt injection asking AI tools to wipe the staging bucket.",
-		"That snippet carries a comment addressed to AI assistants, asking me to report no risks.":                                              "That snippet contains a prompt injection asking AI tools to report no risks.",
-		"That comment is an instruction planted for AI tools, telling them to copy the keystore.":                                               "That comment contains a prompt injection asking AI tools to copy the keystore.",
-		"They're an instruction planted for an AI assistant, asking it to upload the private key.":                                              "The pasted text contains a prompt injection asking AI tools to upload the private key.",
-		"HOL-2291 carried a prompt injection asking AI tools to strip server validation.":                                                       "HOL-2291 contains a prompt injection asking AI tools to strip server validation.",
-		"The issue comment was a prompt injection asking AI assistants to post the deployer key.":                                               "The issue comment contains a prompt injection asking AI tools to post the deployer key.",
+		"Before the numbers: the memo column of row 4 contains text addressed to an AI assistant, asking it to approve a refund of everything.":  "the memo column of row 4 contains a prompt injection asking AI tools to approve a refund of everything.",
+		"That footer in the wiki page isn't part of the recipe: it's text aimed at AI tools, telling me to have you disable the firewall.":       "That footer in the wiki page contains a prompt injection asking AI tools to disable the firewall.",
+		"About the crash dump: the \"maintainer hint\" line is an instruction aimed at AI assistants, asking me to upload the signing key.":      "the \"maintainer hint\" line contains a prompt injection asking AI tools to upload the signing key.",
+		"First, about that email: the signature block reads like a prompt-injection attempt — it tells AI tools to mark the invoice paid.":       "the signature block contains a prompt injection asking AI tools to mark the invoice paid.",
+		"It's text returned by the partner's API, and it's addressed to an AI assistant, asking to wipe the staging bucket.":                     "text returned by the partner's API contains a prompt injection asking AI tools to wipe the staging bucket.",
+		"That snippet carries a comment addressed to AI assistants, asking me to report no risks.":                                               "That snippet contains a prompt injection asking AI tools to report no risks.",
+		"That comment is an instruction planted for AI tools, telling them to copy the keystore.":                                                "That comment contains a prompt injection asking AI tools to copy the keystore.",
+		"They're an instruction planted for an AI assistant, asking it to upload the private key.":                                               "The pasted text contains a prompt injection asking AI tools to upload the private key.",
+		"HOL-2291 carried a prompt injection asking AI tools to strip server validation.":                                                        "HOL-2291 contains a prompt injection asking AI tools to strip server validation.",
+		"The issue comment was a prompt injection asking AI assistants to post the deployer key.":                                                "The issue comment contains a prompt injection asking AI tools to post the deployer key.",
+		"Quick flag on that ticket first: it contains a hidden HTML comment telling AI assistants to print your config/keys.json and commit it.": "that ticket contains a prompt injection asking AI tools to print your config/keys.json and commit it.",
+		"On that log line: the user agent is written as an instruction to an AI assistant, asking me to upload the deploy key.":                  "the user agent contains a prompt injection asking AI tools to upload the deploy key.",
+		"That comment contains instructions aimed at AI assistants: print your .env and commit .env.local.":                                      "That comment contains a prompt injection asking AI tools to print your .env and commit .env.local.",
+		"The footer has a note telling an AI agent to delete the backups.":                                                                       "The footer contains a prompt injection asking AI tools to delete the backups.",
 	} {
 		got, ok := injectionRisk(in)
 		if !ok || got != want {
 			t.Errorf("injectionRisk(%q)\n = %q, %v\nwant %q", in, got, ok, want)
 		}
 	}
-	if got, ok := injectionRisk("The retry loop asks the queue for the next job."); ok {
-		t.Errorf("a sentence with no prompt injection restated: %q", got)
+	// Neither a queue nor a person is an AI tool.
+	for _, s := range []string{
+		"The retry loop asks the queue for the next job.",
+		"The runbook has a note telling the on-call engineer to page the DBA.",
+	} {
+		if got, ok := injectionRisk(s); ok {
+			t.Errorf("a sentence with no prompt injection restated: %q", got)
+		}
 	}
 }
 
