@@ -49,11 +49,22 @@ bench: ## benchmarks (render, extraction, server throughput, start-up, memory)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
 
 OWN_EVAL ?= agent/offline/testdata/eval
+EVAL_PROVIDER ?= offline
 
-eval: ## score the offline extractor on the gold-labelled dev set and on its own set
+# eval extracts every case with EVAL_PROVIDER into bin/eval/PROVIDER/SET/ and
+# scores them into SET.txt beside it, both kept for reading. A case whose
+# extraction fails says why and scores zero. There is no time limit per case:
+# a model on a CPU may take minutes.
+eval: ## score an extractor (EVAL_PROVIDER, default offline) on the dev set and on its own set
 	$(GO) build -o bin/baton ./cmd/baton
-	python3 $(EVAL)/score.py $(EVAL)/dev -- bin/baton extract
-	python3 $(EVAL)/score.py $(OWN_EVAL) -- bin/baton extract
+	@for set in $(EVAL)/dev $(OWN_EVAL); do \
+		out=bin/eval/$(EVAL_PROVIDER)/$$(basename $$set); rm -rf $$out; mkdir -p $$out; \
+		for f in $$set/*.json; do \
+			bin/baton extract --provider $(EVAL_PROVIDER) $$f > $$out/$$(basename $$f) \
+				|| { echo "  ($$(basename $$f) failed)"; rm -f $$out/$$(basename $$f); }; \
+		done; \
+		echo "== $$set ($(EVAL_PROVIDER))"; python3 $(EVAL)/score.py $$set --predictions $$out > $$out.txt; tail -1 $$out.txt; \
+	done
 
 clean:
 	rm -rf bin data/baton.db data/baton.db-wal data/baton.db-shm
