@@ -73,7 +73,9 @@ func (p *proposal) decision() string {
 		// "**BGAppRefreshTask**: you ask the system to wake the app …":
 		// the option is its name; the rest tells how it works.
 		text = p.name
-	case p.body != "" && !traits(p.body):
+	case p.body != "" && (!traits(p.body) || mixRE.MatchString(lowerASCII(p.name))):
+		// "**Both**: KMS for CI, age for people": a name that only
+		// combines the other options says nothing alone.
 		text = joinName(p.name, decisionText(p.body))
 	case p.body != "" && p.topic != "" && len(tokens(lowerASCII(p.name))) == 1 && !imperative(lowerASCII(p.name)):
 		// "Routing strategy: Sub-path": a one-word pick says what it
@@ -126,6 +128,10 @@ func joinName(name, rest string) string {
 	}
 	return name + ": " + rest
 }
+
+// mixRE is an option's name that only combines the others: "Both",
+// "Hybrid", "A mix".
+var mixRE = regexp.MustCompile(`^(?:(?:a |the )?(?:both|hybrid|mix|mixed|combo|combination|combined|all three|all of them)|(?:a |the )?(?:hybrid|mixed|combined) (?:approach|option|setup))[.!:]?$`)
 
 // adviseAgainstRE finds advice not to do something: "I'd not do it",
 // "I wouldn't bother".
