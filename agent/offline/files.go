@@ -104,7 +104,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -137,12 +137,13 @@ var listedRE = regexp.MustCompile(`^\S+\s+[—–-]\s`)
 // notPathRE matches what looks like a file name but is code: a call
 // ("System.cmd(", "duckdb.sql("), a setting with its value
 // ("experiments.css: true"), or the tail of a name pattern
-// ("manifests/<period>.skipped.jsonl", "{id}.json").
-var notPathRE = regexp.MustCompile(`\b[A-Za-z_]\w*\.\w+\(|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
+// ("manifests/<period>.skipped.jsonl", "{id}.json"), or the units a
+// systemd unit orders itself after ("After=mediamtx.service").
+var notPathRE = regexp.MustCompile(`\b(?:After|Before|Requires|Wants|BindsTo|PartOf|Requisite|Conflicts)=(?:[\w@.-]+\.(?:service|socket|target|timer|mount|path)\b\s*)+|\b[A-Za-z_]\w*\.\w+\(|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
 
 // notPaths blanks out what notPathRE matches in a clause.
 func notPaths(clause string) string {
-	if !strings.ContainsAny(clause, "(:<{") {
+	if !strings.ContainsAny(clause, "(:<{=") {
 		return clause
 	}
 	return notPathRE.ReplaceAllString(clause, " ")
@@ -335,7 +336,7 @@ var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: o
 
 // leftThereRE ends a clause that leaves the file of the clause before as
 // it is: "… I just read through it, so nothing to change there".
-var leftThereRE = regexp.MustCompile(`\bnothing to change (?:there|here|in it)\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b`)
+var leftThereRE = regexp.MustCompile(`\bnothing to change (?:there|here|in it)\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = regexp.MustCompile("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
