@@ -1834,7 +1834,7 @@ func echoOptionBody(lc string, props []proposal) int {
 
 // refusedObjectRE is a clause that turns down something by name: "drop
 // fetch", "ok, skip the sweeper thing".
-var refusedObjectRE = regexp.MustCompile(`^(?:(?:yeah|yes|ok|okay|so|and|then|actually|hm+)\W+)*(?:drop|skip|forget|scrap|ditch|remove|kill|no|not)\s+(?:the\s+)?([a-z0-9_./+-]+(?:\s+[a-z0-9_./+-]+){0,2}?)(?:\s+(?:thing|idea|part|bit))?\s*(?:[,.;!]|$)`)
+var refusedObjectRE = regexp.MustCompile(`^(?:(?:yeah|yes|ok|okay|so|and|then|actually|hm+)\W+)*(?:drop|skip|forget|scrap|ditch|remove|kill|no|not)\s+(?:the\s+)?([a-z0-9_./+-]+(?:\s+[a-z0-9_./+-]+){0,2}?)(?:\s+(?:thing|idea|part|bit))?\s*(?:[,.;!]|\s+and\s+(?:use|go|do|take|keep|switch|move|put)\b|$)`)
 
 // refusedObject returns the name of what a clause turns down, lower-cased,
 // or "" when it turns down nothing by name.

@@ -36,3 +36,16 @@ func TestFilesLeftAloneTenthRound(t *testing.T) {
 		}, []string{"deploy/camd.service"}, []string{"nvargus-daemon.service", "mediamtx.service"}},
 	})
 }
+
+// "…, so scrap in-memory and use the Redis store" takes back the earlier
+// "In-memory is fine to start with": a reason, then a refusal by name.
+func TestRefusalAfterSoTakesBackEarlierPick(t *testing.T) {
+	x := extractT(t,
+		u("Where should the output cache live? We run 3 replicas."),
+		a("**Where the cache lives**\n1. The default in-memory store: zero setup, but each replica has its own cache.\n2. Redis, via `AddStackExchangeRedisOutputCache`: one shared cache for all replicas."),
+		u("In-memory is fine to start with."),
+		a("Here's the problem with the in-memory store, though: eviction only happens on the replica that handled the PUT."),
+		u("Hm. Stale prices are exactly the bug report I'll get. We already have an Azure Cache for Redis instance, so scrap in-memory and use the Redis store."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"in-memory"}})
+}
