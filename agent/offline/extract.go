@@ -1113,8 +1113,8 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 			} else if riskWeakRE.MatchString(s.lower) || words(stripRiskLead(text)) < 5 || words(s.plain) <= 8 && announceOnlyRE.MatchString(s.lower) {
 				// "Two caveats with the time zone switch.": the concern is
 				// what the next sentence says.
-				if k+1 >= len(ss) || isQuestion(ss[k+1].lower) {
-					continue
+				if k+1 >= len(ss) || isQuestion(ss[k+1].lower) || refuseItRE.MatchString(ss[k+1].lower) {
+					continue // "It's a prompt injection. I'm ignoring it: …"
 				}
 				text = ss[k+1].plain
 				usedK, usedMsg = k+1, mi

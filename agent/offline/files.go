@@ -328,7 +328,7 @@ var repoWords = wordSet(`repo repository project git source tree commit root`)
 
 // refuseItRE is the assistant's refusal of what the sentence before
 // reports being asked: "I won't do either.", "I'm not doing any of that".
-var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out)\b`)
+var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out|(?:i'm|i am) ignoring (?:it|that|this|them|those|these)|i(?:'ll| will) ignore (?:it|that|this|them|those|these))\b`)
 
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one".

@@ -431,7 +431,7 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 // ("contains text addressed to an AI assistant, asking it to", "is an
 // instruction aimed at AI tools, telling me to", "reads like a
 // prompt-injection attempt — it tells AI tools to").
-var injectionNoteRE = regexp.MustCompile(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:(?:written|phrased|worded) as\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for|planted for|meant for)\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:text|instruction|comment|note|line|message)s?\s+(?:to\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:telling|asking|instructing)\s+(?:an?\s+|the\s+)?` + aiRE + `\s+to\b)|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+to(?:\s+have you)?\b|:)?\s*`)
+var injectionNoteRE = regexp.MustCompile(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:(?:written|phrased|worded) as\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for|planted for|meant for)\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:text|instruction|comment|note|line|message)s?\s+(?:to\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:telling|asking|instructing)\s+(?:an?\s+|the\s+)?` + aiRE + `\s+to\b)|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:and\s+)?(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+(?:to(?:\s+have you)?|for)\b|:)?\s*`)
 
 // aiRE names AI tools as pasted text addresses them: "AI assistants", "an
 // LLM", "automated agents".
@@ -462,7 +462,7 @@ func injectionRisk(s string) (string, bool) {
 	}
 	out := subject + " contains a prompt injection"
 	if ask != "" {
-		out += " asking AI tools to " + ask
+		out += " asking AI tools " + ask
 	}
 	return out, true
 }
@@ -481,10 +481,13 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 	}
 	subject = s[:loc[0]]
 	// "… aimed at AI assistants: print your .env": what it asks follows.
+	// The ask keeps its "to" or "for": "asking AI tools for the password".
 	if asks := lowerASCII(strings.TrimSpace(s[loc[0]:loc[1]])); strings.HasSuffix(asks, " to") || strings.HasSuffix(asks, " you") {
-		ask = strings.TrimSpace(s[loc[1]:])
+		ask = "to " + strings.TrimSpace(s[loc[1]:])
+	} else if strings.HasSuffix(asks, " for") {
+		ask = "for " + strings.TrimSpace(s[loc[1]:])
 	} else if rest := strings.TrimSpace(s[loc[1]:]); strings.HasSuffix(asks, ":") && imperative(lowerASCII(rest)) {
-		ask = rest
+		ask = "to " + rest
 	}
 	lead := ""
 	if i := strings.LastIndexAny(subject, ":;"); i >= 0 {
@@ -494,6 +497,10 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 	// "That snippet carries a comment addressed to AI assistants": the
 	// snippet, not "That snippet carries".
 	subject = heldByRE.ReplaceAllString(subject, "")
+	if i := strings.LastIndex(lowerASCII(subject), ", it's "); i >= 0 {
+		// "That isn't a diagnostic, it's text in your log stream"
+		subject = subject[i+len(", it's "):]
+	}
 	if lc := lowerASCII(subject); lc == "" || lc == "it" || lc == "this" || lc == "they" || hasWordPrefix(lc, "it's", "it is", "they're", "they are") {
 		// "That comment isn't part of the technique: it's text aimed at
 		// AI assistants": the lead names the text.
