@@ -1931,9 +1931,10 @@ func reversalPick(t *transcript, i, prev int, lc string, props []proposal) *cand
 }
 
 // turnsDown reports whether lower-cased lc opens by turning something
-// down ("scratch the merge", "no heartbeat").
+// down ("scratch the merge", "no heartbeat"); "drop to one NAT gateway"
+// lowers a number.
 func turnsDown(lc string) bool {
-	return hasWordPrefix(lc, "scratch", "scrap", "forget", "drop", "ditch", "skip", "no", "not")
+	return hasWordPrefix(lc, "scratch", "scrap", "forget", "drop", "ditch", "skip", "no", "not") && !hasWordPrefix(lc, "drop to", "drop down")
 }
 
 // reversalCore returns what a clause that changes course names: without

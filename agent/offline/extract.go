@@ -636,10 +636,11 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	d.Content = tidy(content)
 	d.Confidence = conf
 	d.Content = tidy(withoutReason(content))
-	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) && !leadingNoRE.MatchString(body) {
+	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) && !leadingNoRE.MatchString(body) && !turnsDown(lowerASCII(body)) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full. A refusal ("no
-		// global retries") does not: that sentence is what it turns down.
+		// global retries", "drop GitHub Pages") does not: that sentence is
+		// what it turns down.
 		want := newTokenSet(lowerASCII(content))
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) && namesObject(want, t.wordsOf(s)) {
 			d.Content = expandTerse(content, s.plain, want)

@@ -68,3 +68,18 @@ func TestIgnoringItRefuses(t *testing.T) {
 		t.Errorf("risks = %+v, want the injection with what it asks for", x.Risks)
 	}
 }
+
+// A terse refusal ("Drop GitHub Pages.") is not joined to the assistant's
+// sentence about what it drops: that sentence describes the option turned
+// down. "Drop to one NAT gateway" lowers a number; it refuses nothing.
+func TestTerseRefusalStandsAlone(t *testing.T) {
+	x := extractT(t,
+		u("Where does the appcast live?"),
+		a("For GitHub Pages, the workflow would commit `appcast.xml` to the `gh-pages` branch, which means giving the job `contents: write`."),
+		u("Actually, we have tallybar.app on Netlify. Drop GitHub Pages."),
+	)
+	checkDecisions(t, x, nil, [][]string{{"gh-pages"}})
+	if turnsDown("drop to a single nat gateway") || !turnsDown("drop github pages") {
+		t.Error(`turnsDown: "drop to" lowers a number, "drop X" turns X down`)
+	}
+}
