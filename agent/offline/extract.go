@@ -884,19 +884,42 @@ func findProposal(t *transcript, j int) (sentence, bool) {
 // most words with want.
 func bestSupport(t *transcript, j int, want tokenSet) (sentence, bool) {
 	var best sentence
-	bestN := 0
+	bestN, bestItem := 0, 0
 	for _, s := range t.sents[j] {
 		if isQuestion(s.lower) || words(s.plain) < 4 || hedgeRE.MatchString(s.lower) || asksOpen(s) {
 			continue
 		}
 		n := looseOverlap(want, t.wordsOf(s))
-		// On a tie, a sentence that proposes (an imperative) or a list item
-		// is likelier to be what the answer accepts than prose around it.
-		if n > bestN || n == bestN && n > 0 && supportRank(s) > supportRank(best) {
-			best, bestN = s, n
+		if n == 0 {
+			continue
+		}
+		// On a tie, the sentence whose list item holds more of the answer
+		// ("one zone + the filter": the item with a zone and a filter),
+		// then one that proposes (an imperative) or a list item, is likelier
+		// to be what the answer accepts than prose around it.
+		item := n
+		if s.item >= 0 && n < len(want) {
+			item = itemOverlap(t, s, want)
+		}
+		if n > bestN || n == bestN && (item > bestItem || item == bestItem && supportRank(s) > supportRank(best)) {
+			best, bestN, bestItem = s, n, item
 		}
 	}
 	return best, bestN >= max(1, (len(want)+1)/2)
+}
+
+// itemOverlap returns how many words of want the sentences of s's list
+// item say together.
+func itemOverlap(t *transcript, s sentence, want tokenSet) int {
+	all := tokenSet{}
+	for _, o := range t.sents[s.msg] {
+		if o.item == s.item {
+			for w := range t.wordsOf(o) {
+				all[w] = struct{}{}
+			}
+		}
+	}
+	return looseOverlap(want, all)
 }
 
 // openSectionRE is the label of a list of what is still to decide

@@ -83,3 +83,15 @@ func TestTerseRefusalStandsAlone(t *testing.T) {
 		t.Error(`turnsDown: "drop to" lowers a number, "drop X" turns X down`)
 	}
 }
+
+// A terse pick's words may spread over an option's sentences: "one zone +
+// the filter" names the item with a zone and a filter, not the first item
+// that says "zone".
+func TestTersePickReadsTheWholeItem(t *testing.T) {
+	x := extractT(t,
+		u("Free shipping shouldn't apply to the Highlands. How?"),
+		a("Two ways to keep it off remote postcodes:\n\n- **A separate zone** \"Highlands & Islands\" with only our method, and \"UK mainland\" with ours plus Free Shipping. But zone postcode ranges only work for numeric postcodes.\n- **One UK zone** with our method and Free Shipping. A small `woocommerce_package_rates` filter removes the free rate when the postcode is remote."),
+		u("one zone + the filter, yes."),
+	)
+	checkDecisions(t, x, [][]string{{"UK zone"}}, [][]string{{"separate zone"}})
+}
