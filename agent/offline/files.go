@@ -22,7 +22,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	config nf vcl vtc smk wdl cwl service timer rego rules feature po pot arb resx xlf xliff ftl tex bib sty
 	rmd qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
-	prefab unity asmdef inputactions`)
+	prefab unity asmdef inputactions asset`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -104,7 +104,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -121,7 +121,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output`)
+var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -271,7 +271,7 @@ func findFiles(sents []sentence) []fileMention {
 				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag
 				refused := s.role == agent.RoleAssistant && refuseRE.MatchString(lc)
 				no, not := namedAfterNo(lc, cand)
-				negative := neg || injected || refused || no || handledAtRuntime(lc, lowerASCII(cand))
+				negative := neg || injected || refused || no || handledAtRuntime(lc, lowerASCII(cand)) || p != ".gitignore" && gitignored(lc, lowerASCII(cand))
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -323,6 +323,26 @@ func handledAtRuntime(lc, name string) bool {
 	return m != nil && !repoWords[m[1]]
 }
 
+// gitignoredRE is a clause that keeps the files it names out of git: "put
+// them in `secrets.h`, add that to `.gitignore`", "- `.gitignore` — add
+// `include/secrets.h`".
+var gitignoredRE = regexp.MustCompile("\\badd(?:s|ed|ing)? (?:\\S+ ){0,3}to (?:the |your |our )?`?\\.gitignore\\b|^`?\\.gitignore`?\\s+(?:[—–-]|:)\\s*(?:add|list|ignore)s?\\b|\\b(?:is|are|stays?|kept) git-?ignored\\b")
+
+// gitignored reports whether clause lc keeps the file named cand out of
+// git: cand comes before the words that do so, or after the ".gitignore"
+// that opens a list entry.
+func gitignored(lc, cand string) bool {
+	if !strings.Contains(lc, "gitignore") {
+		return false
+	}
+	loc := gitignoredRE.FindStringIndex(lc)
+	if loc == nil {
+		return false
+	}
+	i := strings.Index(lc, cand)
+	return i >= 0 && (loc[0] == 0 || i < loc[1])
+}
+
 // repoWords name the repository a file is written to.
 var repoWords = wordSet(`repo repository project git source tree commit root`)
 
@@ -342,16 +362,27 @@ var leftThereRE = regexp.MustCompile(`\bnothing to change (?:there|here|in it)\b
 var entryRE = regexp.MustCompile("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
 
 // describedAfter reports whether lower-cased clause lc is a file list's
-// entry whose word of negation comes only late in what the file gets:
+// entry ("a.ts: …", "a.ts — …") whose word of negation comes only late in
+// what the file gets:
 // "board.test.ts: moveCard …, and that applySnapshot of an unchanged board
 // keeps every card" says the board is unchanged, not the file.
 func describedAfter(lc string) bool {
 	m := entryRE.FindString(lc)
+	dashed := m == ""
+	if dashed {
+		m = listedRE.FindString(lc)
+	}
 	if m == "" {
 		return false
 	}
 	loc := fileNegRE.FindStringIndex(lc[len(m):])
-	return loc != nil && words(lc[len(m):len(m)+loc[0]]) > 4
+	if loc == nil || words(lc[len(m):len(m)+loc[0]]) <= 4 {
+		return false
+	}
+	// "a.ts — …, out of scope" ends on a verdict about the file; "r/data.r
+	// — …, runs x.sql unchanged" says a word of something else.
+	neg := lc[len(m)+loc[0] : len(m)+loc[1]]
+	return !dashed || neg == "unchanged" || neg == "untouched"
 }
 
 // siblingRE is a file and its sibling with another extension, written
@@ -384,7 +415,44 @@ func filesOf(t *transcript) []fileMention {
 	if hosts := urlHosts(t.msgs); len(hosts) > 0 {
 		ms = slices.DeleteFunc(ms, func(m fileMention) bool { return hosts[lowerASCII(m.path)] })
 	}
+	// A bare name whose only full path in the conversation is outside the
+	// repository names that file: "rewrite `config.yaml`" beside
+	// "~/.config/tidectl/config.yaml".
+	if outside := outsideNames(t.msgs); len(outside) > 0 {
+		inRepo := map[string]bool{}
+		for _, m := range ms {
+			if strings.Contains(m.path, "/") {
+				inRepo[path.Base(m.path)] = true
+			}
+		}
+		ms = slices.DeleteFunc(ms, func(m fileMention) bool {
+			return outside[m.path] && !inRepo[m.path]
+		})
+	}
 	return ms
+}
+
+// outsidePathRE is a path outside the repository, with a file name at its
+// end: under the home folder or a system folder. (A checkout under /home,
+// /Users, /app or /nix/store holds the repository's own files.)
+var outsidePathRE = regexp.MustCompile(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/opt|/tmp|/srv|/root|/run|/mnt)/(?:[\w.@+-]+/)*([\w@+-]+\.[\w.-]*\w)`)
+
+// outsideNames returns the file names at the end of paths outside the
+// repository that msgs mention.
+func outsideNames(msgs []agent.TranscriptMessage) map[string]bool {
+	var names map[string]bool
+	for _, m := range msgs {
+		if !strings.Contains(m.Content, "/") {
+			continue
+		}
+		for _, n := range outsidePathRE.FindAllStringSubmatch(m.Content, -1) {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[n[1]] = true
+		}
+	}
+	return names
 }
 
 // urlHostRE is the host of a link.
@@ -480,15 +548,18 @@ func mayNameFile(s string) bool {
 			return true
 		}
 	}
-	return strings.Contains(s, "file") || strings.Contains(s, "File") || strings.ContainsAny(s, "LBWC") && (strings.Contains(s, "LICENSE") || strings.Contains(s, "CODEOWNERS") || strings.Contains(s, "BUILD") || strings.Contains(s, "WORKSPACE"))
+	return strings.Contains(s, "file") || strings.Contains(s, "File") || strings.Contains(s, "/crontab") || strings.ContainsAny(s, "LBWC") && (strings.Contains(s, "LICENSE") || strings.Contains(s, "CODEOWNERS") || strings.Contains(s, "BUILD") || strings.Contains(s, "WORKSPACE"))
 }
 
 // looksLikeFile reports whether a clean path names a file rather than a
 // directory, a host name or a technology.
 func looksLikeFile(p string) bool {
 	base := path.Base(p)
-	if knownFiles[base] {
-		return true
+	if knownFiles[base] || base == "crontab" && strings.Contains(p, "/") {
+		return true // deploy/crontab; a bare "crontab" is the tool
+	}
+	if stem, _, ok := strings.Cut(base, "."); ok && (stem == "Dockerfile" || stem == "Containerfile") {
+		return true // Dockerfile.lambda, Dockerfile.dev
 	}
 	if isDotfile(base) || strings.HasPrefix(base, ".env.") {
 		return true // .env.production too

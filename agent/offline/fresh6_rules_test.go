@@ -95,3 +95,40 @@ func TestTersePickReadsTheWholeItem(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"UK zone"}}, [][]string{{"separate zone"}})
 }
+
+// File rules from the tenth session's second blind round (own-264..275).
+func TestFilesTenthRoundII(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"a crontab in a folder, a Dockerfile with a suffix", []agent.TranscriptMessage{
+			u("Which files?"),
+			a("- `Dockerfile.lambda`\n- `deploy/crontab` — remove the three migrated lines at cutover\n\nThe crontab itself stays on the box until then."),
+		}, []string{"Dockerfile.lambda", "deploy/crontab"}, []string{"crontab"}},
+		{"added to .gitignore", []agent.TranscriptMessage{
+			u("Where do the LoRa keys go?"),
+			a("I'd put them in `include/lora_secrets.h`, add that to `.gitignore`, and commit an `include/lora_secrets.example.h` with zeros.\n\nFiles:\n- `.gitignore` — add `include/lora_secrets.h`\n- `src/lorawan.cpp` — join and uplink"),
+		}, []string{".gitignore", "include/lora_secrets.example.h", "src/lorawan.cpp"}, []string{"include/lora_secrets.h"}},
+		{"no switch to", []agent.TranscriptMessage{
+			u("Does the trigram index need structure.sql?"),
+			a("`db/schema.rb` can express all of it, so no switch to `structure.sql`. The migration goes in `db/migrate/20240601_add_search.rb`."),
+		}, []string{"db/migrate/20240601_add_search.rb"}, []string{"structure.sql"}},
+		{"unchanged said of another file in an entry", []agent.TranscriptMessage{
+			u("Files?"),
+			a("- `R/data.R` — `DBI`/`odbc` connection from env vars, runs `sql/sales_by_region.sql` unchanged, completeness check\n- `services/reports/consumer.py` — the report queues aren't mirrored and are out of scope"),
+		}, []string{"R/data.R"}, []string{"services/reports/consumer.py"}},
+		{"kept for reference", []agent.TranscriptMessage{
+			u("The exported VBA is in `reports-legacy/macros/Module1.bas` for reference. The new report goes in `reports/monthly.qmd`."),
+		}, []string{"reports/monthly.qmd"}, []string{"reports-legacy/macros/Module1.bas"}},
+		{"a Unity asset left unchanged", []agent.TranscriptMessage{
+			u("The global knobs are in Assets/Game/Data/DifficultySettings.asset."),
+			a("Files:\n- `Assets/Game/Scripts/RemoteConfigService.cs` — new\n\nUnchanged: the level assets and `DifficultySettings.asset`."),
+		}, []string{"Assets/Game/Scripts/RemoteConfigService.cs"}, []string{"Assets/Game/Data/DifficultySettings.asset", "DifficultySettings.asset"}},
+		{"a bare name of a file outside the repository", []agent.TranscriptMessage{
+			u("tidectl stores the token in plain text in ~/.config/tidectl/config.yaml."),
+			a("Move it to the keychain in `internal/auth/store.go`; only if that write succeeded, rewrite `config.yaml` without the field."),
+		}, []string{"internal/auth/store.go"}, []string{"config.yaml"}},
+		{"a bare name whose repository path is named too", []agent.TranscriptMessage{
+			u("error: build of '/nix/store/pq8r7s6t-source/flake.nix' checks failed"),
+			a("Fix `flake.nix`: pin nixpkgs."),
+		}, []string{"flake.nix"}, nil},
+	})
+}
