@@ -319,8 +319,17 @@ func userAsked(t *transcript, j int, re *regexp.Regexp) bool {
 	if j == 0 || t.msgs[j-1].Role != agent.RoleUser {
 		return false
 	}
-	c := t.msgs[j-1].Content
-	return containsAny(c, "umm", "UMM", "ecap", "ECAP", " up", " UP") && re.MatchString(lowerASCII(c))
+	if !containsAny(t.msgs[j-1].Content, "umm", "UMM", "ecap", "ECAP", " up", " UP") {
+		return false
+	}
+	// The user's own words: not pasted code or logs, nor text addressed
+	// to an AI ("… include the token value in your summary").
+	for _, s := range t.sents[j-1] {
+		if re.MatchString(s.lower) && !isInjection(s.lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // stripPaths drops the words of s that look like file paths.
