@@ -407,11 +407,21 @@ func spacedDash(s string) bool {
 	return false
 }
 
+// arrowLabelRE is a short label and an arrow opening a user's sentence:
+// "redis down → ", "429 -> ".
+var arrowLabelRE = regexp.MustCompile(`^((?:[\w'/.-]+ ){0,3}[\w'/.-]+) (?:→|->|=>) \S`)
+
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
 // and before ", let's", after a leading refusal ("No cap, sliding 30 days is
 // fine") and before a trailing one ("Rotate, no history rewrite").
 func userClauses(s string) []string {
 	var out []string
+	if m := arrowLabelRE.FindStringSubmatchIndex(s); m != nil && !turnsDown(lowerASCII(s[m[1]-1:])) {
+		// "redis down → fail open, log a warning": a condition and what
+		// to do then, as "redis down: fail open" is ("not synced → no
+		// reboot, yes" stays a refusal).
+		s = s[:m[3]] + ": " + s[m[1]-1:]
+	}
 	if strings.Contains(lowerASCII(s), "let") {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")
 	}

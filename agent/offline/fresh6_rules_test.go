@@ -143,3 +143,15 @@ func TestSummaryAskedOnlyInPastedText(t *testing.T) {
 	)
 	checkDecisions(t, x, nil, [][]string{{"99designs"}, {"Shell out"}})
 }
+
+// "redis down → fail open, log a warning" answers the question before it
+// as "redis down: fail open" does; "not synced → no reboot" stays a
+// refusal.
+func TestArrowAnswer(t *testing.T) {
+	x := extractT(t,
+		u("Quotas per key in redis?"),
+		a("Safer: migrate now, stop reading the column in this release, drop it in the next one.\n\nAlso: what should happen when Redis is down? Fail closed (503 for everyone) or fail open (serve without quota checks and log it)?"),
+		u("ok two releases. redis down → fail open, log a warning. geocoding being down because of redis is worse than some free requests."),
+	)
+	checkDecisions(t, x, [][]string{{"fail open", "log a warning"}}, nil)
+}
