@@ -1367,10 +1367,18 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 		if ss[k].bullet || !choiceQuestionRE.MatchString(q) {
 			continue
 		}
-		head, alt, _ := strings.Cut(strings.TrimSuffix(q, "?"), " or ")
+		head, alt, _ := strings.Cut(strings.TrimSuffix(parenRE.ReplaceAllString(q, ""), "?"), " or ")
 		hw := strings.Fields(strings.TrimSpace(unlead(askLeadRE, head)))
 		n := len(strings.Fields(alt))
 		if n >= len(hw) {
+			// "Fail closed (503) or fail open (serve and log it)?" —
+			// "fail open, log a warning": the alternatives alone, so the
+			// answer that names one says the decision.
+			if len(hw) > 0 && len(want) >= 2 && (looseOverlap(want, newTokenSet(alt)) == len(newTokenSet(alt)) || looseOverlap(want, newTokenSet(strings.Join(hw, " "))) == len(newTokenSet(strings.Join(hw, " ")))) {
+				d := &candidate{msg: i, group: -1, subject: want}
+				d.Content, d.Confidence, d.Sources = tidy(strings.TrimRight(strings.TrimSpace(c), ".!")), 0.6, []int{prev, i}
+				return d
+			}
 			continue // no proposition left before the alternatives
 		}
 		first := strings.Join(hw[len(hw)-n:], " ")

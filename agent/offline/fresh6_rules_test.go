@@ -155,3 +155,14 @@ func TestArrowAnswer(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"fail open", "log a warning"}}, nil)
 }
+
+// An answer naming one of a question's bare alternatives ("Fail closed
+// (503) or fail open (serve and log it)?") is the decision.
+func TestAnswerToBareAlternatives(t *testing.T) {
+	x := extractT(t,
+		u("Quotas per key in redis?"),
+		a("One counter per key and month.\n\nAlso: what should happen when Redis is down? Fail closed (503 for everyone) or fail open (serve without quota checks and log it)?"),
+		u("fail open, log a warning."),
+	)
+	checkDecisions(t, x, [][]string{{"fail open", "log a warning"}}, nil)
+}
