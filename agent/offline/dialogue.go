@@ -1364,21 +1364,23 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
 		q := ss[k].lower
-		if ss[k].bullet || !choiceQuestionRE.MatchString(q) {
+		if ss[k].bullet {
 			continue
 		}
-		head, alt, _ := strings.Cut(strings.TrimSuffix(parenRE.ReplaceAllString(q, ""), "?"), " or ")
+		if !choiceQuestionRE.MatchString(q) {
+			// "Fail closed (503) or fail open (serve and log it)?" —
+			// "fail open, log a warning": an answer that opens with one
+			// of two bare alternatives says the decision.
+			if d := bareAltAnswer(parenRE.ReplaceAllString(q, ""), c, lc); d != nil {
+				d.msg, d.Sources = i, []int{prev, i}
+				return d
+			}
+			continue
+		}
+		head, alt, _ := strings.Cut(strings.TrimSuffix(q, "?"), " or ")
 		hw := strings.Fields(strings.TrimSpace(unlead(askLeadRE, head)))
 		n := len(strings.Fields(alt))
 		if n >= len(hw) {
-			// "Fail closed (503) or fail open (serve and log it)?" —
-			// "fail open, log a warning": the alternatives alone, so the
-			// answer that names one says the decision.
-			if len(hw) > 0 && len(want) >= 2 && (looseOverlap(want, newTokenSet(alt)) == len(newTokenSet(alt)) || looseOverlap(want, newTokenSet(strings.Join(hw, " "))) == len(newTokenSet(strings.Join(hw, " ")))) {
-				d := &candidate{msg: i, group: -1, subject: want}
-				d.Content, d.Confidence, d.Sources = tidy(strings.TrimRight(strings.TrimSpace(c), ".!")), 0.6, []int{prev, i}
-				return d
-			}
 			continue // no proposition left before the alternatives
 		}
 		first := strings.Join(hw[len(hw)-n:], " ")
@@ -1395,6 +1397,28 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 		d.Confidence = 0.6
 		d.Sources = []int{prev, i}
 		return d
+	}
+	return nil
+}
+
+// bareAltRE is a question of two short alternatives and nothing else:
+// "fail closed or fail open?".
+var bareAltRE = regexp.MustCompile(`^((?:[\w'-]+ ){0,3}[\w'-]+) or ((?:[\w'-]+ ){0,3}[\w'-]+)\?$`)
+
+// bareAltAnswer returns the decision of answer c (lower-cased lc) to
+// question q when q offers two bare alternatives and the answer opens with
+// one of them; nil otherwise.
+func bareAltAnswer(q, c, lc string) *candidate {
+	m := bareAltRE.FindStringSubmatch(q)
+	if m == nil || len(tokens(lc)) < 2 {
+		return nil
+	}
+	for _, alt := range m[1:] {
+		if hasWordPrefix(lc, alt) {
+			d := &candidate{group: -1, subject: newTokenSet(lc)}
+			d.Content, d.Confidence = tidy(strings.TrimRight(strings.TrimSpace(c), ".!")), 0.6
+			return d
+		}
 	}
 	return nil
 }
