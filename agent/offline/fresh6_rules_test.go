@@ -166,3 +166,32 @@ func TestAnswerToBareAlternatives(t *testing.T) {
 	)
 	checkDecisions(t, x, [][]string{{"fail open", "log a warning"}}, nil)
 }
+
+// File rules from the tenth session's third blind round (own-276..287).
+func TestFilesTenthRoundIII(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"leave it as it is, don't delete it yet", []agent.TranscriptMessage{
+			u("Accept for now — leave app/api/events.py as it is. And keep `scripts/mqtt_to_pg.py` in the repo until we've cut over, don't delete it yet. The ingest goes in `src/ingest.rs`."),
+		}, []string{"src/ingest.rs"}, []string{"app/api/events.py", "scripts/mqtt_to_pg.py"}},
+		{"isn't touched, no new dependency", []agent.TranscriptMessage{
+			u("Files?"),
+			a("`auth/TokenStore.kt` isn't touched. The Algolia theme ships with the preset, so there's no new dependency in `website/package.json`. Config goes in `website/docusaurus.config.ts`."),
+		}, []string{"website/docusaurus.config.ts"}, []string{"auth/TokenStore.kt", "website/package.json"}},
+		{"one git add away from a commit", []agent.TranscriptMessage{
+			u("should I put the admin key in website/.env just in case?"),
+			a("No admin key anywhere in the site. An admin key can modify and delete indexes, and `website/.env` is one `git add -A` away from a commit. The search-only key goes in `website/docusaurus.config.ts`."),
+		}, []string{"website/docusaurus.config.ts"}, []string{"website/.env"}},
+		{"a name that stands for any file", []agent.TranscriptMessage{
+			u("Exempt the callback?"),
+			a("Compare the exact script path in `lib/csrf.php`, not a prefix, so a future `public/api/anything.php` isn't exempt by accident."),
+		}, []string{"lib/csrf.php"}, []string{"public/api/anything.php"}},
+		{"Xcode package files", []agent.TranscriptMessage{
+			u("Files?"),
+			a("- `Tiller.xcworkspace` — deleted (CocoaPods-generated)\n- `Tiller.xcodeproj/project.xcworkspace/xcshareddata/swiftpm/Package.resolved` — new, committed"),
+		}, []string{"Tiller.xcworkspace", "Tiller.xcodeproj/project.xcworkspace/xcshareddata/swiftpm/Package.resolved"}, nil},
+		{"a file only asked about", []agent.TranscriptMessage{
+			u("Do packages/react/tsconfig.json or apps/docs/.storybook/main.ts need changes?"),
+			a("Neither needs anything. The workspace file is `pnpm-workspace.yaml`."),
+		}, []string{"pnpm-workspace.yaml"}, []string{"packages/react/tsconfig.json", "apps/docs/.storybook/main.ts"}},
+	})
+}
