@@ -169,8 +169,9 @@ type fileMention struct {
 	// change brings it back. (Pasted text addressed to an AI often sits
 	// in a file the work changes; naming it there refuses nothing.)
 	refused bool
-	// question marks a mention in a question ("Do `a.ts` or `b.ts` need
-	// changes?"): a file only ever asked about is no part of the work.
+	// question marks a mention in a question about how things are ("Do
+	// `a.ts` or `b.ts` need changes?"): a file only ever asked about is no
+	// part of the work.
 	question bool
 }
 
@@ -293,7 +294,7 @@ func findFiles(sents []sentence) []fileMention {
 					head:     entry && named == 0,
 					ref:      entry && named > 0 && ci == 0,
 					refused:  refused,
-					question: strings.HasSuffix(strings.TrimSpace(s.plain), "?"),
+					question: asksAbout(s),
 				})
 				named++
 			}
@@ -325,6 +326,29 @@ func handledAtRuntime(lc, name string) bool {
 	}
 	m := runtimeWhereRE.FindStringSubmatch(lc[i+len(name):])
 	return m != nil && !repoWords[m[1]]
+}
+
+// asksAboutRE opens a question about how things are, not a request
+// ("Can you also update README.md?") or a proposal ("Should we add …?").
+var asksAboutRE = regexp.MustCompile(`^(?:do|does|did|is|are|was|were|what|which|how|why|where|any)\b`)
+
+// asksAbout reports whether s asks how things are: "can dagster read the
+// same .env?" does, "can you add it to README.md?" asks for work.
+func asksAbout(s sentence) bool {
+	if !strings.HasSuffix(strings.TrimSpace(s.plain), "?") {
+		return false
+	}
+	lc := s.lower
+	if l := labelLead(lc); l != "" {
+		lc = lc[len(l):] // "Secrets: can dagster read the same .env?"
+	}
+	for _, w := range []string{"and ", "so ", "also ", "but "} {
+		lc = strings.TrimPrefix(lc, w)
+	}
+	if rest, ok := strings.CutPrefix(lc, "can "); ok {
+		return !hasWordPrefix(rest, "you", "u", "we", "i", "someone", "somebody")
+	}
+	return asksAboutRE.MatchString(lc)
 }
 
 // gitignoredRE is a clause that keeps the files it names out of git: "put
@@ -649,7 +673,7 @@ var outputDirs = wordSet(`.output dist node_modules .next .nuxt .svelte-kit cove
 var placeholderStems = wordSet(`uuid guid hash sha256 timestamp`)
 
 // anyFileStems name no file but stand for any: "public/api/anything.php".
-var anyFileStems = wordSet(`anything whatever something foo bar baz`)
+var anyFileStems = wordSet(`anything whatever something`)
 
 // unitTemplateRE is a systemd template unit and its instances:
 // "timelapse-notify@.service", "getty@tty1.service".

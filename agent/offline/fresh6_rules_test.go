@@ -193,5 +193,9 @@ func TestFilesTenthRoundIII(t *testing.T) {
 			u("Do packages/react/tsconfig.json or apps/docs/.storybook/main.ts need changes?"),
 			a("Neither needs anything. The workspace file is `pnpm-workspace.yaml`."),
 		}, []string{"pnpm-workspace.yaml"}, []string{"packages/react/tsconfig.json", "apps/docs/.storybook/main.ts"}},
+		{"a file asked for is part of the work", []agent.TranscriptMessage{
+			u("Can you also add the new flag to README.md? And can dagster read the same .env?"),
+			a("Yes, and yes: the flag goes in `dagster/defs.py` too."),
+		}, []string{"README.md", "dagster/defs.py"}, []string{".env"}},
 	})
 }
