@@ -416,11 +416,13 @@ var arrowLabelRE = regexp.MustCompile(`^((?:[\w'/.-]+ ){0,3}[\w'/.-]+) (?:→|->
 // fine") and before a trailing one ("Rotate, no history rewrite").
 func userClauses(s string) []string {
 	var out []string
-	if m := arrowLabelRE.FindStringSubmatchIndex(s); m != nil && !turnsDown(lowerASCII(s[m[1]-1:])) {
-		// "redis down → fail open, log a warning": a condition and what
-		// to do then, as "redis down: fail open" is ("not synced → no
-		// reboot, yes" stays a refusal).
-		s = s[:m[3]] + ": " + s[m[1]-1:]
+	if containsAny(s, "→", "->", "=>") {
+		if m := arrowLabelRE.FindStringSubmatchIndex(s); m != nil && !turnsDown(lowerASCII(s[m[1]-1:])) {
+			// "redis down → fail open, log a warning": a condition and
+			// what to do then, as "redis down: fail open" is ("not synced
+			// → no reboot, yes" stays a refusal).
+			s = s[:m[3]] + ": " + s[m[1]-1:]
+		}
 	}
 	if strings.Contains(lowerASCII(s), "let") {
 		s = letsSplitRE.ReplaceAllString(s, "\x00$1")

@@ -470,8 +470,8 @@ var outsidePathRE = regexp.MustCompile(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/
 func outsideNames(msgs []agent.TranscriptMessage) map[string]bool {
 	var names map[string]bool
 	for _, m := range msgs {
-		if !strings.Contains(m.Content, "/") {
-			continue
+		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/") {
+			continue // the quick test outsidePathRE needs
 		}
 		for _, n := range outsidePathRE.FindAllStringSubmatch(m.Content, -1) {
 			if names == nil {
