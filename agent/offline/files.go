@@ -22,7 +22,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	config nf vcl vtc smk wdl cwl service timer rego rules feature po pot arb resx xlf xliff ftl tex bib sty
 	rmd qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
-	prefab unity asmdef inputactions asset resolved xcworkspace`)
+	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -104,7 +104,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changing|to change)|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -121,7 +121,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference leave away_from end_up ends_up by_accident`)
+var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as same already leave away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -245,6 +245,11 @@ func findFiles(sents []sentence) []fileMention {
 				if k >= 2 && fields[k-1] == "/" && !strings.Contains(f, "/") && strings.Contains(fields[k-2], "/") {
 					f = path.Dir(fields[k-2]) + "/" + f
 				}
+				// "Controls/UpdateInfoBar.xaml and UpdateInfoBar.xaml.cs": a
+				// file named after the one before sits beside it.
+				if k >= 2 && fields[k-1] == "and" && !strings.Contains(f, "/") && strings.Contains(fields[k-2], "/") && strings.HasPrefix(f, path.Base(fields[k-2])+".") {
+					f = path.Dir(fields[k-2]) + "/" + f
+				}
 				cands = append(cands, siblingFiles(f)...)
 			}
 			for _, cand := range cands {
@@ -275,7 +280,18 @@ func findFiles(sents []sentence) []fileMention {
 				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag
 				refused := s.role == agent.RoleAssistant && refuseRE.MatchString(lc)
 				no, not := namedAfterNo(lc, cand)
-				negative := neg || injected || refused || no || handledAtRuntime(lc, lowerASCII(cand)) || p != ".gitignore" && gitignored(lc, lowerASCII(cand))
+				clauseNeg := neg
+				if neg && len(fields) > 1 {
+					// "… in `main.py`, `service/app/audit.py` itself doesn't
+					// change": the file the negation is said of, not the
+					// others of its clause.
+					if m := subjectNegRE.FindStringSubmatch(lc); m != nil && !strings.HasSuffix(m[1], lowerASCII(cand)) && !strings.HasSuffix(lowerASCII(cand), m[1]) {
+						// …unless the clause leaves the others alone too
+						// ("X and Y stay as they are, and Z doesn't change").
+						clauseNeg = fileNegRE.MatchString(strings.Replace(lc, m[0], "", 1))
+					}
+				}
+				negative := clauseNeg || injected || refused || no || handledAtRuntime(lc, lowerASCII(cand)) || p != ".gitignore" && gitignored(lc, lowerASCII(cand))
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -351,6 +367,10 @@ func asksAbout(s sentence) bool {
 	return asksAboutRE.MatchString(lc)
 }
 
+// subjectNegRE is a file, then the words saying it does not change:
+// "`service/app/audit.py` itself doesn't change".
+var subjectNegRE = regexp.MustCompile("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:doesn't|does not|won't|will not) (?:change|need changes)")
+
 // gitignoredRE is a clause that keeps the files it names out of git: "put
 // them in `secrets.h`, add that to `.gitignore`", "- `.gitignore` — add
 // `include/secrets.h`".
@@ -384,7 +404,7 @@ var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: o
 
 // leftThereRE ends a clause that leaves the file of the clause before as
 // it is: "… I just read through it, so nothing to change there".
-var leftThereRE = regexp.MustCompile(`\bnothing to change (?:there|here|in it)\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
+var leftThereRE = regexp.MustCompile(`\bnothing to change (?:there|here|in it)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = regexp.MustCompile("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
@@ -832,7 +852,7 @@ func listedApart(a, b []fileMention) bool {
 }
 
 // rootRE finds a sentence that places a file at the repository's root.
-var rootRE = regexp.MustCompile(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\broot-level\b|\bthe root's\b`)
+var rootRE = regexp.MustCompile(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\b(?:root|top)-level\b|\bthe root's\b`)
 
 // dirRE finds a folder named in a sentence: "infra/", "src/app/".
 var dirRE = regexp.MustCompile(`(?:^|[\s(])((?:[A-Za-z0-9_.-]+/)+)(?:[\s,.:;)]|$)`)

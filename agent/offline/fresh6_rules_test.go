@@ -199,3 +199,28 @@ func TestFilesTenthRoundIII(t *testing.T) {
 		}, []string{"README.md", "dagster/defs.py"}, []string{".env"}},
 	})
 }
+
+// File rules from the tenth session's fourth blind round (own-288..299).
+func TestFilesTenthRoundIV(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"fine as is, don't want to touch it; stays the same", []agent.TranscriptMessage{
+			u("We serialize via the helpers in `src/Web/SessionExtensions.cs` — that file is fine as is, I don't want to touch it. The table in `components/PricingTable.tsx` stays the same for both variants. Add `middleware.ts`."),
+		}, []string{"middleware.ts"}, []string{"src/Web/SessionExtensions.cs", "components/PricingTable.tsx"}},
+		{"neither file changes, ignore the old one", []agent.TranscriptMessage{
+			u("templates/deployment.yaml and _helpers.tpl don't need changes right? and ignore the old models/churn_v2.txt, it's not used."),
+			a("Right — the policy only reuses a helper from `_helpers.tpl`, and `templates/deployment.yaml` already exposes named ports, so neither file changes. New: `templates/networkpolicy.yaml`."),
+		}, []string{"templates/networkpolicy.yaml"}, []string{"_helpers.tpl", "templates/deployment.yaml", "models/churn_v2.txt"}},
+		{"the file a negation is said of", []agent.TranscriptMessage{
+			u("And the audit write?"),
+			a("One `if` in `service/app/main.py`, `service/app/audit.py` itself doesn't change."),
+		}, []string{"service/app/main.py"}, []string{"service/app/audit.py"}},
+		{"a top-level file beside a generated namesake", []agent.TranscriptMessage{
+			u("CMake?"),
+			a("Commit `cmake/stm32cubemx/CMakeLists.txt` as generated.\n\n- Top-level `CMakeLists.txt`: add our sources and warnings."),
+		}, []string{"cmake/stm32cubemx/CMakeLists.txt", "CMakeLists.txt"}, nil},
+		{"a sibling named after the file before, and MSIX files", []agent.TranscriptMessage{
+			u("Files?"),
+			a("- `src/App/Controls/UpdateInfoBar.xaml` and `UpdateInfoBar.xaml.cs` — new\n- `installer/App.appinstaller` — feed\n- `src/App/Package.appxmanifest` — identity"),
+		}, []string{"src/App/Controls/UpdateInfoBar.xaml", "src/App/Controls/UpdateInfoBar.xaml.cs", "installer/App.appinstaller", "src/App/Package.appxmanifest"}, []string{"UpdateInfoBar.xaml.cs"}},
+	})
+}
