@@ -755,7 +755,9 @@ func isFact(lc string) bool {
 	if rest := strings.TrimSpace(unlead(letsRE, body)); rest != body && imperative(rest) {
 		return false // "let's make sure the supervisor lives in its own module"
 	}
-	return isStatement(body) && !evaluation.match(body) && !imperative(body) ||
+	// "today it is a separate fetch" says how things are, even beside a
+	// word that would judge.
+	return isStatement(body) && (!evaluation.match(body) || nowRE.MatchString(body)) && !imperative(body) ||
 		strings.Contains(body, "whether") || strings.Contains(body, "asked") || reportRE.MatchString(body)
 }
 

@@ -224,3 +224,13 @@ func TestFilesTenthRoundIV(t *testing.T) {
 		}, []string{"src/App/Controls/UpdateInfoBar.xaml", "src/App/Controls/UpdateInfoBar.xaml.cs", "installer/App.appinstaller", "src/App/Package.appxmanifest"}, []string{"UpdateInfoBar.xaml.cs"}},
 	})
 }
+
+// "today it is a separate fetch" says how things are, not what to do.
+func TestTodayIsAFact(t *testing.T) {
+	x := extractT(t,
+		u("Forms?"),
+		a("Do you also want to validate on the client before submit, with the same schema?"),
+		u("No client validation, the server is enough. The avatar upload is also in this form, today it is a separate fetch to /api/avatar. Can it go in the same action?"),
+	)
+	checkDecisions(t, x, nil, [][]string{{"separate fetch"}})
+}
