@@ -121,7 +121,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as same already leave away_from end_up ends_up by_accident`)
+var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
