@@ -1373,8 +1373,7 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 			// "Fail closed (503) or fail open (serve and log it)?" —
 			// "fail open, log a warning": an answer that opens with one
 			// of two bare alternatives says the decision.
-			if d := bareAltAnswer(parenRE.ReplaceAllString(q, ""), c, lc); d != nil {
-				d.msg, d.Sources = i, []int{prev, i}
+			if d := bareAltAnswer(parenRE.ReplaceAllString(q, ""), i, prev, c, lc); d != nil {
 				return d
 			}
 			continue
@@ -1407,22 +1406,17 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 // "fail closed or fail open?".
 var bareAltRE = regexp.MustCompile(`^((?:[\w'-]+ ){0,3}[\w'-]+) or ((?:[\w'-]+ ){0,3}[\w'-]+)\?$`)
 
-// bareAltAnswer returns the decision of answer c (lower-cased lc) to
-// question q when q offers two bare alternatives and the answer opens with
-// one of them; nil otherwise.
-func bareAltAnswer(q, c, lc string) *candidate {
+// bareAltAnswer returns the decision of answer c (lower-cased lc) of user
+// message i to question q of message prev, when q offers two bare
+// alternatives and the answer opens with one of them; nil otherwise.
+func bareAltAnswer(q string, i, prev int, c, lc string) *candidate {
 	m := bareAltRE.FindStringSubmatch(q)
-	if m == nil || len(tokens(lc)) < 2 {
+	if m == nil || len(tokens(lc)) < 2 || !hasWordPrefix(lc, m[1]) && !hasWordPrefix(lc, m[2]) {
 		return nil
 	}
-	for _, alt := range m[1:] {
-		if hasWordPrefix(lc, alt) {
-			d := &candidate{group: -1, subject: newTokenSet(lc)}
-			d.Content, d.Confidence = tidy(strings.TrimRight(strings.TrimSpace(c), ".!")), 0.6
-			return d
-		}
-	}
-	return nil
+	d := &candidate{msg: i, group: -1, subject: newTokenSet(lc)}
+	d.Content, d.Confidence, d.Sources = tidy(strings.TrimRight(strings.TrimSpace(c), ".!")), 0.6, []int{prev, i}
+	return d
 }
 
 // labelledAnswer reads a user's answer given under a label that names

@@ -440,10 +440,12 @@ func userClauses(s string) []string {
 	if strings.Contains(s, ", and ") {
 		s = andVerbSplit(s)
 	}
-	if k := strings.Index(s, ", so "); k > 0 && hasWordPrefix(lowerASCII(s[k+len(", so "):]), "scrap", "drop", "ditch", "forget", "skip") && refusedObject(lowerASCII(s[k+len(", so "):])) != "" {
+	if reason, rest, ok := strings.Cut(s, ", so "); ok && reason != "" {
 		// "we already have Redis, so scrap in-memory and use the Redis
 		// store": the reason, then what it turns down and takes.
-		s = s[:k] + "\x00" + s[k+len(", so "):]
+		if lr := lowerASCII(rest); hasWordPrefix(lr, "scrap", "drop", "ditch", "forget", "skip") && refusedObject(lr) != "" {
+			s = reason + "\x00" + rest
+		}
 	}
 	parts := []string{s}
 	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {

@@ -237,6 +237,7 @@ func findFiles(sents []sentence) []fileMention {
 				out[len(out)-1].negative = true
 			}
 			neg, negKnown := false, false
+			negSubject, othersNeg := "", false // the one file a negation is said of
 			var cands []string
 			fields := fileFields(notPaths(clause))
 			for k, f := range fields {
@@ -273,6 +274,16 @@ func findFiles(sents []sentence) []fileMention {
 				}
 				if !negKnown {
 					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
+					if neg && len(fields) > 1 {
+						// "… in `main.py`, `service/app/audit.py` itself
+						// doesn't change": the file the negation is said
+						// of, not the others of its clause, unless the
+						// clause leaves them alone too ("X and Y stay as
+						// they are, and Z doesn't change").
+						if m := subjectNegRE.FindStringSubmatch(lc); m != nil {
+							negSubject, othersNeg = m[1], fileNegRE.MatchString(strings.Replace(lc, m[0], "", 1))
+						}
+					}
 				}
 				// A file named in text addressed to an AI reading the
 				// conversation, or where the assistant reports such
@@ -280,23 +291,17 @@ func findFiles(sents []sentence) []fileMention {
 				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag
 				refused := s.role == agent.RoleAssistant && refuseRE.MatchString(lc)
 				no, not := namedAfterNo(lc, cand)
+				lcand := lowerASCII(cand)
 				clauseNeg := neg
-				if neg && len(fields) > 1 {
-					// "… in `main.py`, `service/app/audit.py` itself doesn't
-					// change": the file the negation is said of, not the
-					// others of its clause.
-					if m := subjectNegRE.FindStringSubmatch(lc); m != nil && !strings.HasSuffix(m[1], lowerASCII(cand)) && !strings.HasSuffix(lowerASCII(cand), m[1]) {
-						// …unless the clause leaves the others alone too
-						// ("X and Y stay as they are, and Z doesn't change").
-						clauseNeg = fileNegRE.MatchString(strings.Replace(lc, m[0], "", 1))
-					}
+				if negSubject != "" && !strings.HasSuffix(negSubject, lcand) && !strings.HasSuffix(lcand, negSubject) {
+					clauseNeg = othersNeg
 				}
-				negative := clauseNeg || injected || refused || no || handledAtRuntime(lc, lowerASCII(cand)) || p != ".gitignore" && gitignored(lc, lowerASCII(cand))
+				negative := clauseNeg || injected || refused || no || handledAtRuntime(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
 					// keeps X.rb.
-					negative = turnsDownFile(lc, lowerASCII(cand)) || injected
+					negative = turnsDownFile(lc, lcand) || injected
 				}
 				out = append(out, fileMention{
 					path:     p,
