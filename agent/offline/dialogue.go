@@ -215,8 +215,13 @@ var (
 	factQuestionRE = regexp.MustCompile(`^(?:is|are|was|were|does|do|did|can|could|has|have|how (?:many|much|big|often|long|is|are|do|does)|where|who|when|what(?:'s| is| are)|which (?:version|mcu|database|db))\b`)
 	// answerLeadRE opens a clause that answers yes or no.
 	answerLeadRE = regexp.MustCompile(`^(?:(?:lol|oh|ah|well|hmm|ok|okay|so|and)\W+)?(?:yes|yep|yeah|no|nope|nah)\b`)
+	// nameYesRE is a clause that answers yes or no of a name: "packages
+	// yes".
+	nameYesRE = regexp.MustCompile(`^([a-z][\w-]*(?: [a-z][\w-]*)?) (?:yes|yep|no|nope)\b`)
+	// usesRE asks what a project has or uses.
+	usesRE = regexp.MustCompile(`^(?:do|does) (?:you|it|the \w+) (?:use|have|run|ship|support)\b|^(?:are you|is it) (?:using|running)\b|^(?:is|are) there\b`)
 	// explicitChoiceRE marks a clause that chooses, not only answers.
-	explicitChoiceRE = regexp.MustCompile(`\b(?:let'?s|go with|we'll|do that|do it|use|add|keep|put|make)\b`)
+	explicitChoiceRE = regexp.MustCompile(`\b(?:let'?s|go with|we'll|do that|do it|use|add|keep|put|make|yes to)\b`)
 	// pickWords name an option without a digit ("option b").
 	pickWords = cues(`option approach choice number`)
 	// recommendCues mark a prose recommendation of the assistant.
@@ -1460,23 +1465,47 @@ var nowRE = regexp.MustCompile(`\b(?:today|right now|currently|at the moment|as 
 // weAreRE opens a statement about the speaker's team or setup.
 var weAreRE = regexp.MustCompile(`^(?:we're|we are|we have|we've got|i'm|i am|i have|i talked|i spoke|i asked)\b`)
 
-// asksFact reports whether assistant message j ends by asking how things
-// are (without offering alternatives) rather than what to do.
-func asksFact(t *transcript, j int) bool {
+// factQuestion returns the question, lower-cased, when assistant message
+// j ends by asking how things are (without offering alternatives) rather
+// than what to do; "" otherwise.
+func factQuestion(t *transcript, j int) string {
 	if j < 0 {
-		return false
+		return ""
 	}
 	ss := t.sents[j]
 	for k := len(ss) - 1; k >= 0 && k >= len(ss)-2; k-- {
 		if isQuestion(ss[k].lower) {
 			q := ss[k].lower
 			if factTagRE.MatchString(q) {
-				return true // "the team looks at same-day numbers, I assume?"
+				return q // "the team looks at same-day numbers, I assume?"
 			}
-			return factQuestionRE.MatchString(q) && !strings.Contains(q, " or ") && !strings.HasPrefix(q, "do you want") && !strings.HasPrefix(q, "should")
+			if l := labelLead(q); l != "" {
+				q = q[len(l):] // "Two questions decide it: do you use …?"
+			}
+			// "Do you use SV packages or interfaces?" asks what there is;
+			// "Is it X or Y?" asks which to take.
+			if factQuestionRE.MatchString(q) && (!strings.Contains(q, " or ") || usesRE.MatchString(q)) && !strings.HasPrefix(q, "do you want") && !strings.HasPrefix(q, "should") {
+				return q
+			}
+			return ""
 		}
 	}
-	return false
+	return ""
+}
+
+// answersFact reports whether lower-cased clause lc answers the question
+// q about how things are: "yes, split deliveries happen", or "packages
+// yes" to "do you use SV packages or interfaces?" ("build cache yes"
+// to "do any tests need services?" takes up what was proposed).
+func answersFact(lc, q string) bool {
+	if q == "" || explicitChoiceRE.MatchString(lc) {
+		return false
+	}
+	if answerLeadRE.MatchString(lc) {
+		return true
+	}
+	m := nameYesRE.FindStringSubmatch(lc)
+	return m != nil && namesAll(newTokenSet(q), newTokenSet(m[1]))
 }
 
 // factTagRE is a statement turned into a question by a tag ("…, I
@@ -2039,7 +2068,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 		prev := previousAssistant(t, i)
 		props := t.assistantProposals(prev)
-		factual := asksFact(t, prev)
+		factQ := factQuestion(t, prev)
 		picked := make([]float64, len(props)) // confidence of a pick, 0: none
 		turnedDown := make([]bool, len(props))
 		general := false
@@ -2256,7 +2285,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue // "the second one": picked by place, nothing more said
 				}
 				echoed := false
-				if len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) {
+				if len(labels) == 0 && words(lc) <= 6 && yesCues.match(lc) && !answersFact(lc, factQ) {
 					// "lazy load yes": one item of the plan, accepted by name.
 					if k := echoItem(lc, props); k >= 0 {
 						picked[k] = max(picked[k], 0.75)
@@ -2314,7 +2343,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if len(labels) > 0 || echoed && words(lc) <= 5 {
 					continue
 				}
-				if isFact(lc) || factual && answerLeadRE.MatchString(lc) && !explicitChoiceRE.MatchString(lc) {
+				if isFact(lc) || answersFact(lc, factQ) {
 					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
@@ -2491,6 +2520,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	var out []agent.ExtractedDecision
 	var sets []tokenSet
 	for _, c := range cands {
+		c.Content = pickedAlternative(t, c)
 		// The opening message of a talk states what it is about: unless it
 		// chooses outright ("let's go with HS256"), what it says alone,
 		// agreed to by no one, is no decision.
@@ -2516,6 +2546,51 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 	}
 	return out
+}
+
+// altsRE is a decision that only names two alternatives: "Ktor or Spring
+// Boot", "Framework: Ktor or Spring Boot".
+var altsRE = regexp.MustCompile(`^(?:([\w' -]{1,30}): )?([\w.+#/-]+(?: [\w.+#/-]+){0,3}) or ([\w.+#/-]+(?: [\w.+#/-]+){0,3})[.!]?$`)
+
+// pickedAlternative returns the content of c, or, when it only names two
+// alternatives and the user's message it comes from names one of them
+// ("Ktor is fine."), that one.
+func pickedAlternative(t *transcript, c *candidate) string {
+	m := altsRE.FindStringSubmatch(c.Content)
+	if m == nil || len(c.Sources) == 0 {
+		return c.Content
+	}
+	last := t.msgs[c.Sources[len(c.Sources)-1]]
+	if last.Role != agent.RoleUser {
+		return c.Content
+	}
+	said := newTokenSet(lowerASCII(last.Content))
+	a, b := saysAll(said, m[2]), saysAll(said, m[3])
+	var pick string
+	switch {
+	case a && !b:
+		pick = m[2]
+	case b && !a:
+		pick = m[3]
+	default:
+		return c.Content
+	}
+	if m[1] != "" {
+		return m[1] + ": " + pick
+	}
+	return "Use " + pick
+}
+
+// saysAll reports whether the words said hold every word of name.
+func saysAll(said tokenSet, name string) bool {
+	n := 0
+	for w := range newTokenSet(lowerASCII(name)) {
+		if _, ok := said[w]; !ok {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // restatesStart reports whether one of two decisions is the other with

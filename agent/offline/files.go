@@ -20,7 +20,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	entitlements xcconfig pbxproj storyboard xib xcscheme xcassets xcstrings strings rbs rbi bicep bicepparam dvc astro groovy hbs ejs
 	pug twig liquid njk csproj fsproj sln razor cshtml xaml qml avsc thrift gleam sol
 	config nf vcl vtc smk wdl cwl service timer rego rules feature po pot arb resx xlf xliff ftl tex bib sty
-	rmd qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
+	rmd rd rproj rnw qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
 	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest`)
 
@@ -104,7 +104,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -121,7 +121,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* away_from end_up ends_up by_accident`)
+var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* keep_* away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -173,6 +173,10 @@ type fileMention struct {
 	// `a.ts` or `b.ts` need changes?"): a file only ever asked about is no
 	// part of the work.
 	question bool
+	// still marks a file said to still do something ("`health.lua` still
+	// reports 0.9 as supported"): how it is, which does not undo an
+	// earlier word that the work leaves it alone.
+	still bool
 }
 
 // findFiles collects file mentions, outside pasted code and quotes.
@@ -213,6 +217,7 @@ func findFiles(sents []sentence) []fileMention {
 		if !mayNameFile(s.raw) {
 			continue
 		}
+		start := len(out)
 		change, changeKnown := false, false
 		clauses := []string{s.raw}
 		if i := strings.Index(s.raw, ", and leave "); i > 0 {
@@ -266,14 +271,14 @@ func findFiles(sents []sentence) []fileMention {
 					continue
 				}
 				p, ok := store.CleanPath(cand)
-				if !ok || !looksLikeFile(p) {
+				if !ok || !looksLikeFile(p) || aKindOf(clause, cand) {
 					continue
 				}
 				if !changeKnown {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
 				if !negKnown {
-					neg, negKnown = negHint.match(lc) && fileNegRE.MatchString(lc) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
+					neg, negKnown = negHint.match(lc) && (fileNegRE.MatchString(lc) || strings.Contains(lc, "stay") && subjectNegRE.MatchString(lc)) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
 					if neg && len(fields) > 1 {
 						// "… in `main.py`, `service/app/audit.py` itself
 						// doesn't change": the file the negation is said
@@ -296,7 +301,7 @@ func findFiles(sents []sentence) []fileMention {
 				if negSubject != "" && !strings.HasSuffix(negSubject, lcand) && !strings.HasSuffix(lcand, negSubject) {
 					clauseNeg = othersNeg
 				}
-				negative := clauseNeg || injected || refused || no || handledAtRuntime(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand)
+				negative := clauseNeg || injected || refused || no || handledAtRuntime(lc, lcand) || entry && named > 0 && ci == 0 && dataWritten(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -316,13 +321,36 @@ func findFiles(sents []sentence) []fileMention {
 					ref:      entry && named > 0 && ci == 0,
 					refused:  refused,
 					question: asksAbout(s),
+					still:    strings.Contains(lc, " still ") && stillDoes(lc, lcand),
 				})
 				named++
+			}
+		}
+		// "Leave config.lua alone. health.lua too.": a sentence that only
+		// adds files to the one before is said of them as well.
+		if start < len(out) && k > 0 && start > 0 && out[start-1].sentence == sents[k-1].plain && out[start-1].msg == s.msg && out[start-1].negative && tooRE.MatchString(s.lower) {
+			for j := start; j < len(out); j++ {
+				out[j].negative = true
 			}
 		}
 	}
 	return out
 }
+
+// stillDoes reports whether the lower-cased clause lc says the file cand
+// still does something: "`health.lua` still reports 0.9".
+func stillDoes(lc, cand string) bool {
+	i := strings.Index(lc, cand)
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimPrefix(lc[i+len(cand):], "`")
+	return strings.HasPrefix(rest, " still ")
+}
+
+// tooRE is a sentence that only names files and says the same goes for
+// them: "`health.lua` too.", "and `b.yml` as well".
+var tooRE = regexp.MustCompile("^(?:and |also |same (?:for|with) )?[\\w./`, -]+? (?:too|as well|also)[.!]?$|^same (?:for|with) [\\w./`, -]+[.!]?$")
 
 // runtimeVerbRE ends the words before a file a program handles as it
 // runs: "writes `display-names.json`", "load the `settings.json`".
@@ -349,6 +377,37 @@ func handledAtRuntime(lc, name string) bool {
 	return m != nil && !repoWords[m[1]]
 }
 
+// aKindOf reports whether clause names the bare file cand as a kind of
+// file, with "a" and without code marks: "needs a `.fuzz/` directory
+// with a Dockerfile", "We have a Dockerfile but only for local dev".
+func aKindOf(clause, cand string) bool {
+	if strings.ContainsAny(cand, "/.") {
+		return false
+	}
+	for _, a := range []string{"a ", "an "} {
+		i := strings.Index(clause, a+cand)
+		if i >= 0 && (i == 0 || clause[i-1] == ' ' || clause[i-1] == '(') {
+			end := i + len(a) + len(cand)
+			if end == len(clause) || !isWordByte(clause[end]) && clause[end] != '`' && clause[end] != '.' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dataExtensions mark files of data a program reads or writes.
+var dataExtensions = wordSet(`rds rda csv tsv parquet feather pkl pickle npy npz h5 hdf5 db sqlite sqlite3 log jsonl ndjson avro orc arrow`)
+
+// dataWritten reports whether the file cand that a file list's entry
+// refers to in lower-cased clause lc is data the entry's program reads or
+// writes as it runs: "- `scripts/01_clean.R` — …, writes
+// `data/clean/counts.rds`".
+func dataWritten(lc, cand string) bool {
+	i := strings.Index(lc, cand)
+	return i > 0 && dataExtensions[strings.TrimPrefix(path.Ext(cand), ".")] && runtimeVerbRE.MatchString(lc[:i])
+}
+
 // asksAboutRE opens a question about how things are, not a request
 // ("Can you also update README.md?") or a proposal ("Should we add …?").
 var asksAboutRE = regexp.MustCompile(`^(?:do|does|did|is|are|was|were|what|which|how|why|where|any)\b`)
@@ -373,8 +432,9 @@ func asksAbout(s sentence) bool {
 }
 
 // subjectNegRE is a file, then the words saying it does not change:
-// "`service/app/audit.py` itself doesn't change".
-var subjectNegRE = regexp.MustCompile("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:doesn't|does not|won't|will not) (?:change|need changes)")
+// "`service/app/audit.py` itself doesn't change", "…, and `sim/run.do`
+// stays."
+var subjectNegRE = regexp.MustCompile("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:doesn't|does not|won't|will not) (?:change|need changes)|stays?(?: put| where it is)?[.!]?$)")
 
 // gitignoredRE is a clause that keeps the files it names out of git: "put
 // them in `secrets.h`, add that to `.gitignore`", "- `.gitignore` — add
@@ -463,6 +523,7 @@ func filesOf(t *transcript) []fileMention {
 		ms = append(ms, hs...)
 		slices.SortStableFunc(ms, func(a, b fileMention) int { return a.msg - b.msg })
 	}
+	leaveFrozen(ms, t.msgs)
 	// A bare name that a link in the conversation has for its host is a
 	// site, not a file: "a push via ntfy.sh" beside "https://ntfy.sh/…".
 	if hosts := urlHosts(t.msgs); len(hosts) > 0 {
@@ -483,6 +544,84 @@ func filesOf(t *transcript) []fileMention {
 		})
 	}
 	return ms
+}
+
+// frozenDirRE is a folder the work leaves alone as a whole: "nothing
+// under `rtl/` changes", "don't touch anything in rtl/", "`vendor/` is
+// frozen".
+var frozenDirRE = regexp.MustCompile("(?i)(?:\\bnothing (?:under|in|inside)|\\b(?:don't|dont|do not|won't|will not|never) touch anything (?:under|in|inside)) `?((?:[\\w.-]+/)+)`? ?(?:(?:changes|is touched|gets touched|needs (?:a |any )?changes?)\\b|[,.;]|$)|`((?:[\\w.-]+/)+)` (?:is|stays|remains) (?:frozen|off-limits|off limits)\\b|(?:^|\\s)((?:[\\w.-]+/)+) (?:is|stays|remains) (?:frozen|off-limits|off limits)\\b")
+
+// dirExceptRE opens the exception to a folder left alone: "nothing under
+// `db/` changes except the new migration".
+var dirExceptRE = regexp.MustCompile(`^\s*(?:except|apart from|other than|besides|but for|but)\b`)
+
+// leftPartRE is a part of the project the work leaves alone, named by a
+// word of its files' paths: "Please don't change the reporting." beside
+// `src/Clinic.Reporting/Queries/PatientStatistics.sql`.
+var leftPartRE = regexp.MustCompile(`(?i)\b(?:don't|dont|do not|won't|will not|shouldn't|no need to) (?:change|touch|modify|edit) (?:the|our|any of the) ([a-z][a-z-]{3,})(?: (?:code|module|part|side|stuff|layer|folder|project))?\s*(?:[.,;!]|$)`)
+
+// leaveFrozen marks the mentions, up to the message that says so, of the
+// files inside a folder the work leaves alone: those under it, and bare
+// names of a sentence that names it ("rtl/ has uart_tx.sv, uart_rx.sv");
+// and of the files of a part left alone, by a word of their path. What a
+// later message says of such a file decides it.
+func leaveFrozen(ms []fileMention, msgs []agent.TranscriptMessage) {
+	for i, m := range msgs {
+		if !containsAny(m.Content, "nothing", "anything", "frozen", "off-limits", "off limits", "change the", "touch the", "change our", "touch our") {
+			continue // the quick test frozenDirRE and leftPartRE need
+		}
+		for _, sm := range leftPartRE.FindAllStringSubmatch(m.Content, -1) {
+			part := lowerASCII(sm[1])
+			for k := range ms {
+				if ms[k].msg > i {
+					break
+				}
+				if pathHasWord(lowerASCII(ms[k].path), part) {
+					ms[k].negative = true
+				}
+			}
+		}
+		for _, loc := range frozenDirRE.FindAllStringSubmatchIndex(m.Content, -1) {
+			if dirExceptRE.MatchString(m.Content[loc[1]:]) {
+				continue
+			}
+			var dir string
+			for g := 2; g < len(loc); g += 2 {
+				if loc[g] >= 0 {
+					dir = m.Content[loc[g]:loc[g+1]]
+				}
+			}
+			for k := range ms {
+				if ms[k].msg > i {
+					break
+				}
+				if strings.HasPrefix(ms[k].path, dir) || !strings.Contains(ms[k].path, "/") && namesDir(ms[k].sentence, dir) {
+					ms[k].negative = true
+				}
+			}
+		}
+	}
+}
+
+// pathHasWord reports whether lower-cased path p has word w, or its
+// plural or singular, between its separators.
+func pathHasWord(p, w string) bool {
+	for f := range strings.FieldsFuncSeq(p, func(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' }) {
+		if f == w || f == w+"s" || f+"s" == w {
+			return true
+		}
+	}
+	return false
+}
+
+// namesDir reports whether sentence names the folder dir.
+func namesDir(sentence, dir string) bool {
+	for _, m := range dirRE.FindAllStringSubmatch(sentence, -1) {
+		if m[1] == dir {
+			return true
+		}
+	}
+	return false
 }
 
 // outsidePathRE is a path outside the repository, with a file name at its
@@ -659,8 +798,9 @@ func looksLikeFile(p string) bool {
 		return false
 	}
 	// "asyncio.Lock", "Dispatchers.Main": a name from code, its member
-	// capitalised; an extension is all one case ("L240611.CSV").
-	if ext != lowerASCII(ext) && ext != strings.ToUpper(ext) {
+	// capitalised; an extension is all one case ("L240611.CSV"), but
+	// for R's ("report.Rmd", "birds.Rproj").
+	if ext != lowerASCII(ext) && ext != strings.ToUpper(ext) && !mixedCaseExtensions[ext] {
 		return false
 	}
 	// Julia packages are named in CamelCase with a ".jl" suffix
@@ -684,6 +824,9 @@ func looksLikeFile(p string) bool {
 // dot before a single plain word (.then, .map, .js) is a method or an
 // extension, so it takes one of these two shapes.
 var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
+
+// mixedCaseExtensions are the extensions written in mixed case.
+var mixedCaseExtensions = wordSet(`Rmd Rd Rproj Rnw`)
 
 // isDotfile reports whether base names a configuration dotfile.
 func isDotfile(base string) bool {
@@ -813,7 +956,7 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		// marker after `scripts/deploy.sh`") after one that did.
 		last := ms[0]
 		for _, m := range ms {
-			if m.msg >= last.msg && (!m.ref || m.negative || last.ref) {
+			if m.msg >= last.msg && (!m.ref || m.negative || last.ref) && !(m.still && last.negative) {
 				last = m
 			}
 		}

@@ -1,0 +1,100 @@
+package offline
+
+import (
+	"testing"
+
+	"github.com/baton-dev/baton/agent"
+)
+
+// Rules from the eleventh session's blind round (own-300..311).
+
+// Files left alone in new wordings, a folder left alone as a whole, a
+// part of the project left alone by a word of its files' paths, files
+// named as a kind of file, R's mixed-case extensions, and data a listed
+// script writes.
+func TestFilesEleventhRound(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"keep X as is", []agent.TranscriptMessage{
+			u("the only sim we have is sim/run_modelsim.do that one guy runs by hand. want the tests in CI"),
+			a("Add `.github/workflows/sim.yml`."),
+			u("ok. also keep sim/run_modelsim.do as is, jonas still uses it locally"),
+		}, []string{".github/workflows/sim.yml"}, []string{"sim/run_modelsim.do"}},
+		{"X stays, said of one file of the clause", []agent.TranscriptMessage{
+			u("change `ci.yml` and `lib/util.py`?"),
+			a("Fine: `lib/util.py` gets the helper, `ci.yml` stays."),
+		}, []string{"lib/util.py"}, []string{"ci.yml"}},
+		{"a folder left alone as a whole", []agent.TranscriptMessage{
+			u("fpga repo. rtl/ has uart_tx.sv, uart_rx.sv and spi_if.sv. want tests in CI"),
+			a("A wrapper, `tests/wrappers/top.sv`, flattens `rtl/spi_if.sv` into plain ports."),
+			u("wrapper ok but dont touch anything in rtl/, its frozen for the board rev"),
+		}, []string{"tests/wrappers/top.sv"}, []string{"uart_tx.sv", "uart_rx.sv", "spi_if.sv", "rtl/spi_if.sv"}},
+		{"nothing under a folder changes, but for an exception", []agent.TranscriptMessage{
+			u("where does the migration go?"),
+			a("Nothing under `db/` changes except the new `db/migrate/20240101_add_index.rb`."),
+		}, []string{"db/migrate/20240101_add_index.rb"}, nil},
+		{"a file said to be the same as the sentence before", []agent.TranscriptMessage{
+			u("plugin in `lua/blameline/init.lua`, `lua/blameline/config.lua`, `lua/blameline/health.lua`."),
+			a("The async job goes in `lua/blameline/init.lua`."),
+			u("leave lua/blameline/config.lua alone, options api stays the same. lua/blameline/health.lua too. ship it"),
+		}, []string{"lua/blameline/init.lua"}, []string{"lua/blameline/config.lua", "lua/blameline/health.lua"}},
+		{"what a file still does undoes no word that it is left alone", []agent.TranscriptMessage{
+			u("plugin in `lua/blameline/init.lua` and `lua/blameline/health.lua`."),
+			a("- `lua/blameline/init.lua` — the 0.10 guard\n\n`health.lua` is unchanged. Heads-up: `health.lua` still reports 0.9 as supported."),
+		}, []string{"lua/blameline/init.lua"}, []string{"lua/blameline/health.lua"}},
+		{"a part left alone, by a word of its files' paths", []agent.TranscriptMessage{
+			u("Soft delete for patients in `src/Clinic.Api/Data/ClinicDbContext.cs`?"),
+			a("A global query filter in `src/Clinic.Api/Data/ClinicDbContext.cs`. Does reporting read the table?"),
+			u("Yes, the reporting uses SQL files, for example `src/Clinic.Reporting/Queries/PatientStatistics.sql`. It is okay when deleted patients are counted there. Please don't change the reporting."),
+		}, []string{"src/Clinic.Api/Data/ClinicDbContext.cs"}, []string{"src/Clinic.Reporting/Queries/PatientStatistics.sql"}},
+		{"a kind of file, with 'a'", []agent.TranscriptMessage{
+			u("fuzzing in CI?"),
+			a("Either a plain workflow, `.github/workflows/fuzz.yml`, or ClusterFuzzLite, which needs a `.clusterfuzzlite/` directory with a Dockerfile and build script."),
+		}, []string{".github/workflows/fuzz.yml"}, []string{"Dockerfile"}},
+		{"R's mixed-case extensions, and data a listed script writes", []agent.TranscriptMessage{
+			u("Our scripts:\n\n- `scripts/01_clean.R` — reads the CSV exports, writes `data/clean/counts.rds`\n- `report/annual_report.Rmd` — knitted by hand"),
+			a("Files:\n\n- `_targets.R` — new\n- `report/annual_report.Rmd` — `tar_read()` instead of `readRDS()`\n- `birds.Rproj` — new"),
+		}, []string{"_targets.R", "report/annual_report.Rmd", "birds.Rproj"}, []string{"data/clean/counts.rds"}},
+	})
+	if !aKindOf("We have a Dockerfile but only for local dev", "Dockerfile") || aKindOf("Add a `Dockerfile`", "Dockerfile") || aKindOf("a Dockerfile.lambda", "Dockerfile.lambda") {
+		t.Error("aKindOf: only a bare name after 'a', without code marks, is a kind of file")
+	}
+}
+
+// A decision that only names two alternatives is the one the user's words
+// name: "Ktor is fine." to "Ktor or Spring Boot".
+func TestPickedAlternative(t *testing.T) {
+	x := extractT(t,
+		u("A small service that merges two GTFS-realtime feeds. The team knows Kotlin."),
+		a("Choices to make early:\n\n- **Framework**: **Ktor** (small, coroutine-based) or **Spring Boot** (more batteries, much heavier for one endpoint).\n- **IDs**: does `merge_static.py` rewrite IDs?"),
+		u("merge_static.py prefixes everything. Ktor is fine."),
+	)
+	checkDecisions(t, x, [][]string{{"Ktor"}}, [][]string{{"Spring Boot"}})
+}
+
+// "packages yes" answers "do you use SV packages or interfaces?": how the
+// code is, not a pick of the option whose caveat names packages. "build
+// cache yes" to a question about something else takes up a proposal.
+func TestNameYesAnswersAFact(t *testing.T) {
+	x := extractT(t,
+		u("fpga repo, systemverilog. want the tests in CI. options?"),
+		a("Three routes:\n\n1. **Verilator + cocotb** — Verilator compiles the RTL to C++, cocotb drives it from Python tests.\n2. **Icarus Verilog + cocotb** — simpler toolchain, but packages mostly work, interfaces don't.\n3. **ModelSim in CI** — needs a license server.\n\nTwo questions decide it: do you use SV packages or interfaces in `rtl/`, and do you want waveforms out of CI?"),
+		u("packages yes, spi_if is an interface. option 1"),
+	)
+	checkDecisions(t, x, [][]string{{"Verilator"}}, [][]string{{"Icarus"}, {"packages yes"}})
+	q := "do any of the tests need services?"
+	if answersFact("build cache yes", q) || !answersFact("services yes", q) || !answersFact("yes, billing does", q) {
+		t.Error("answersFact: a name answered yes is a fact only when the question asks about it")
+	}
+}
+
+// A reply to "write up the final list" that lists files says what each
+// file gets: the work of the decisions, not decisions of its own.
+func TestFileListRecapIsNoDecisions(t *testing.T) {
+	x := extractT(t,
+		u("Cache the catalog in ETS, invalidate over PubSub."),
+		a("Plain ETS, a GenServer owns the table, and a `:flush` broadcast after the nightly import."),
+		u("good. Write up the final list please."),
+		a("Final list:\n\n1. `lib/shop/catalog/cache.ex` — new: ETS owner GenServer, TTL, 60s sweep\n2. `lib/shop/pricing/import_job.ex` — broadcast `:flush` after the import commits\n3. `config/runtime.exs` — enabled / TTL / max entries"),
+	)
+	checkDecisions(t, x, nil, [][]string{{"import_job.ex"}, {"cache.ex"}, {"runtime.exs"}})
+}
