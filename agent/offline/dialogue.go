@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/baton-dev/baton/agent"
 )
@@ -1493,19 +1494,70 @@ func factQuestion(t *transcript, j int) string {
 	return ""
 }
 
+// factQuestions returns, lower-cased, the sentences of assistant message
+// j that ask how things are, wherever the question starts in them: "I
+// need to see how the result is shown — do you call reloadData() after
+// applying it?".
+func factQuestions(t *transcript, j int) []string {
+	if j < 0 {
+		return nil
+	}
+	var qs []string
+	for _, s := range t.sents[j] {
+		q := s.lower
+		if !isQuestion(q) {
+			continue
+		}
+		if i := strings.LastIndexAny(q, "—:;"); i >= 0 {
+			_, w := utf8.DecodeRuneInString(q[i:])
+			q = strings.TrimSpace(q[i+w:])
+		}
+		if factQuestionRE.MatchString(q) && !strings.Contains(q, " or ") && !strings.HasPrefix(q, "do you want") {
+			qs = append(qs, s.lower) // its words, with what leads to it
+		}
+	}
+	return qs
+}
+
+// answersAnyFact reports whether lower-cased clause lc answers yes or no
+// to one of the questions qs, by two of its words: "yes, we call
+// reloadData after the coupon" to "do you call reloadData() after applying
+// it?".
+func answersAnyFact(lc string, qs []string) bool {
+	if len(qs) == 0 || !answerLeadRE.MatchString(lc) || explicitChoiceRE.MatchString(lc) {
+		return false
+	}
+	said := newTokenSet(lc)
+	for _, q := range qs {
+		n := 0
+		for w := range newTokenSet(strings.ReplaceAll(q, ".", " ")) { // tableview.reloaddata() says reloaddata
+			if _, ok := said[w]; ok && len(w) >= 3 && !genericWords[w] {
+				n++
+			}
+		}
+		if n >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // answersFact reports whether lower-cased clause lc answers the question
 // q about how things are: "yes, split deliveries happen", or "packages
 // yes" to "do you use SV packages or interfaces?" ("build cache yes"
 // to "do any tests need services?" takes up what was proposed).
 func answersFact(lc, q string) bool {
-	if q == "" || explicitChoiceRE.MatchString(lc) {
+	if q == "" {
 		return false
 	}
 	if answerLeadRE.MatchString(lc) {
-		return true
+		return !explicitChoiceRE.MatchString(lc)
+	}
+	if !strings.Contains(lc, " yes") && !strings.Contains(lc, " no") {
+		return false // the quick test nameYesRE needs
 	}
 	m := nameYesRE.FindStringSubmatch(lc)
-	return m != nil && namesAll(newTokenSet(q), newTokenSet(m[1]))
+	return m != nil && namesAll(newTokenSet(q), newTokenSet(m[1])) && !explicitChoiceRE.MatchString(lc)
 }
 
 // factTagRE is a statement turned into a question by a tag ("…, I
@@ -1513,6 +1565,10 @@ func answersFact(lc, q string) bool {
 var factTagRE = regexp.MustCompile(`,\s*(?:i assume|i presume|i guess|i take it|i suppose|right|correct|yes|true)\?\s*$`)
 
 // reportedAskRE finds a question reported rather than asked.
+// reportedWishRE is a clause that reports what someone else would
+// choose: "He wants your option 2", "my lead prefers Redis".
+var reportedWishRE = regexp.MustCompile(`^(?:but |and |so )?(?:he|she|they|(?:my|our) (?:colleague|boss|manager|lead|cto|pm|po|team ?lead|tech lead|architect|client|customer)) (?:wants|want|prefers|prefer|suggests|suggest|would like|would prefer|asked for|asks for)\b`)
+
 var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
 
 // rangeRE is a range of item numbers ("1-4", "2 to 5") or the first or
@@ -2068,7 +2124,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		}
 		prev := previousAssistant(t, i)
 		props := t.assistantProposals(prev)
-		factQ := factQuestion(t, prev)
+		factQ, factQs := factQuestion(t, prev), factQuestions(t, prev)
 		picked := make([]float64, len(props)) // confidence of a pick, 0: none
 		turnedDown := make([]bool, len(props))
 		general := false
@@ -2126,6 +2182,11 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if isAside(lc) {
 					// "Separate issue —", "I'll look into 2071": the user
 					// turns to something else or takes a task away.
+					continue
+				}
+				if reportedWishRE.MatchString(lc) {
+					// "He wants your option 2.": what someone else would
+					// choose, reported; the user has not chosen it.
 					continue
 				}
 				if retractRE.MatchString(lc) {
@@ -2343,7 +2404,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 				if len(labels) > 0 || echoed && words(lc) <= 5 {
 					continue
 				}
-				if isFact(lc) || answersFact(lc, factQ) {
+				if isFact(lc) || answersFact(lc, factQ) || answersAnyFact(lc, factQs) {
 					continue // "yes, split deliveries happen" answers how things are
 				}
 				if d := decide(t, i, prev, c, lc); d != nil && enoughSaid(d.Content, lc) && (d.Confidence >= 0.9 || namesOffer(t, prev, d.Content)) && (len(d.Sources) > 1 || saysWhat(t, prev, d.Content, lc)) {
@@ -2556,6 +2617,9 @@ var altsRE = regexp.MustCompile(`^(?:([\w' -]{1,30}): )?([\w.+#/-]+(?: [\w.+#/-]
 // alternatives and the user's message it comes from names one of them
 // ("Ktor is fine."), that one.
 func pickedAlternative(t *transcript, c *candidate) string {
+	if !strings.Contains(c.Content, " or ") {
+		return c.Content // the quick test altsRE needs
+	}
 	m := altsRE.FindStringSubmatch(c.Content)
 	if m == nil || len(c.Sources) == 0 {
 		return c.Content

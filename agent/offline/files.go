@@ -64,13 +64,16 @@ var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile
 	Gemfile Rakefile Vagrantfile Justfile Taskfile Brewfile Caddyfile Tiltfile LICENSE CODEOWNERS
 	.gitignore .dockerignore .env .env.example .editorconfig .npmrc .nvmrc .prettierrc .eslintrc
 	.gitattributes .gitmodules .golangci.yml .pre-commit-config.yaml go.mod go.sum BUILD WORKSPACE
-	Steepfile Podfile Fastfile Appfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE
+	Steepfile Podfile Fastfile Appfile Matchfile Gymfile Scanfile Snapfile Deliverfile Pluginfile Cartfile
+	Mintfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE
 	memory.x`)
 
 // notFiles look like file names but name technologies.
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
 	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net auth.js solid.js alpine.js preact.js
-	moment.js day.js pixi.js phaser.js babylon.js nest.js knockout.js p5.js`)
+	moment.js day.js pixi.js phaser.js babylon.js nest.js knockout.js p5.js office.js leaflet.js video.js
+	highlight.js handlebars.js underscore.js mithril.js riot.js popper.js hammer.js howler.js tone.js
+	matter.js paper.js fabric.js anime.js immutable.js`)
 
 // isFileCut reports whether r separates candidate paths inside a line.
 func isFileCut(r rune) bool {
@@ -104,7 +107,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?touches|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -121,7 +124,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt does don't dont do won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other infra another instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* keep_* away_from end_up ends_up by_accident`)
+var negHint = cues(`no not doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -278,7 +281,7 @@ func findFiles(sents []sentence) []fileMention {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
 				if !negKnown {
-					neg, negKnown = negHint.match(lc) && (fileNegRE.MatchString(lc) || strings.Contains(lc, "stay") && subjectNegRE.MatchString(lc)) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
+					neg, negKnown = negHint.match(lc) && (fileNegRE.MatchString(lc) || containsAny(lc, "stay", "exist") && subjectNegRE.MatchString(lc)) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
 					if neg && len(fields) > 1 {
 						// "… in `main.py`, `service/app/audit.py` itself
 						// doesn't change": the file the negation is said
@@ -434,7 +437,7 @@ func asksAbout(s sentence) bool {
 // subjectNegRE is a file, then the words saying it does not change:
 // "`service/app/audit.py` itself doesn't change", "…, and `sim/run.do`
 // stays."
-var subjectNegRE = regexp.MustCompile("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:doesn't|does not|won't|will not) (?:change|need changes)|stays?(?: put| where it is)?[.!]?$)")
+var subjectNegRE = regexp.MustCompile("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:doesn't|does not|won't|will not) (?:change|need changes)|stays?(?: put| where it is)?[.!]?$|(?:already )?exists(?: already)?[.!]?$)")
 
 // gitignoredRE is a clause that keeps the files it names out of git: "put
 // them in `secrets.h`, add that to `.gitignore`", "- `.gitignore` — add
@@ -567,10 +570,11 @@ var leftPartRE = regexp.MustCompile(`(?i)\b(?:don't|dont|do not|won't|will not|s
 // later message says of such a file decides it.
 func leaveFrozen(ms []fileMention, msgs []agent.TranscriptMessage) {
 	for i, m := range msgs {
-		if !containsAny(m.Content, "nothing", "anything", "frozen", "off-limits", "off limits", "change the", "touch the", "change our", "touch our") {
+		parts := containsAny(m.Content, "change the", "touch the", "change our", "touch our", "modify the", "edit the", "change any", "touch any", "modify any", "edit any")
+		if !parts && !containsAny(m.Content, "othing under", "othing in", "anything in", "anything under", "frozen", "off-limits", "off limits") {
 			continue // the quick test frozenDirRE and leftPartRE need
 		}
-		for _, sm := range leftPartRE.FindAllStringSubmatch(m.Content, -1) {
+		for _, sm := range leftPartMatches(parts, m.Content) {
 			part := lowerASCII(sm[1])
 			for k := range ms {
 				if ms[k].msg > i {
@@ -601,6 +605,15 @@ func leaveFrozen(ms []fileMention, msgs []agent.TranscriptMessage) {
 			}
 		}
 	}
+}
+
+// leftPartMatches returns leftPartRE's matches in content when the quick
+// test found its words.
+func leftPartMatches(found bool, content string) [][]string {
+	if !found {
+		return nil
+	}
+	return leftPartRE.FindAllStringSubmatch(content, -1)
 }
 
 // pathHasWord reports whether lower-cased path p has word w, or its
@@ -774,6 +787,9 @@ func looksLikeFile(p string) bool {
 	if notFiles[lowerASCII(p)] || strings.ContainsAny(p, "&!") || strings.Contains(p, "++") {
 		return false
 	}
+	if p == base && javaPackageRE.MatchString(p) {
+		return false // "io.hypersistence.utils.hibernate.type.json": a package
+	}
 	if strings.IndexByte(p, '@') >= 0 && !unitTemplateRE.MatchString(base) {
 		return false // an e-mail address, a package version, a decorator
 	}
@@ -824,6 +840,10 @@ func looksLikeFile(p string) bool {
 // dot before a single plain word (.then, .map, .js) is a method or an
 // extension, so it takes one of these two shapes.
 var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
+
+// javaPackageRE is a JVM package name, its reversed domain first: four
+// dotted parts or more.
+var javaPackageRE = regexp.MustCompile(`^(?:com|org|io|net|dev|me|edu|gov|de|fr|uk|nl|ch|se|jp|br)\.(?:[a-z][a-z0-9_]*\.){2,}[a-z][a-z0-9_]*$`)
 
 // mixedCaseExtensions are the extensions written in mixed case.
 var mixedCaseExtensions = wordSet(`Rmd Rd Rproj Rnw`)
