@@ -1564,11 +1564,11 @@ func answersFact(lc, q string) bool {
 // assume?", "…, right?"): it asks to confirm how things are.
 var factTagRE = regexp.MustCompile(`,\s*(?:i assume|i presume|i guess|i take it|i suppose|right|correct|yes|true)\?\s*$`)
 
-// reportedAskRE finds a question reported rather than asked.
 // reportedWishRE is a clause that reports what someone else would
 // choose: "He wants your option 2", "my lead prefers Redis".
 var reportedWishRE = regexp.MustCompile(`^(?:but |and |so )?(?:he|she|they|(?:my|our) (?:colleague|boss|manager|lead|cto|pm|po|team ?lead|tech lead|architect|client|customer)) (?:wants|want|prefers|prefer|suggests|suggest|would like|would prefer|asked for|asks for)\b`)
 
+// reportedAskRE finds a question reported rather than asked.
 var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
 
 // rangeRE is a range of item numbers ("1-4", "2 to 5") or the first or
