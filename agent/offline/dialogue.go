@@ -1175,6 +1175,17 @@ func optionPicks(lc string, props []proposal) []string {
 	return out
 }
 
+// notNowRE puts what a clause names off to later work: "not in this
+// change", "in a later PR".
+var notNowRE = regexp.MustCompile(`\bnot (?:in|for|part of) this (?:change|pr|release|sprint|ticket|round)\b|\b(?:in )?a (?:later|follow-?up|separate|future) (?:pr|change|release|ticket)\b`)
+
+// staysRE is a clause that keeps how something is: "full mode stays on".
+var staysRE = regexp.MustCompile(`\b(?:stays?|remains?) (?:on|off|enabled|disabled|active|as is|as it is|the same|where it is)\b`)
+
+// undoRE is an option's name that turns something off or takes it away:
+// "Turn full mode off", "Remove the cache".
+var undoRE = regexp.MustCompile(`\b(?:off|disable|remove|drop|delete|stop|switch to|replace|move to)\b`)
+
 // siblingPicked reports whether another option of the list that option k
 // belongs to is already picked by its label, place or range: "a. keep
 // FULL on audit_log" picks (a) and amends it; its words do not pick (b)
@@ -2360,13 +2371,20 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					}
 					continue
 				}
-				if len(labels) == 0 && !isFact(lc) {
+				// "Redis later maybe, not in this change": put off, not picked.
+				if len(labels) == 0 && !isFact(lc) && !laterRE.MatchString(lc) && !notNowRE.MatchString(lc) {
 					if ks := echoPicks(t, lc, props); len(ks) > 1 {
 						for _, k := range ks {
 							picked[k] = max(picked[k], 0.8)
 						}
 						echoed = true
 					} else if k := echoPick(t, lc, props); k >= 0 && !siblingPicked(props, picked, k) {
+						if staysRE.MatchString(lc) && undoRE.MatchString(lowerASCII(props[k].name)) {
+							// "full mode stays on" to "Turn full mode off":
+							// what the option would undo stays.
+							turnedDown[k] = true
+							continue
+						}
 						picked[k] = max(picked[k], 0.8)
 						echoed = true
 					} else if d := earlierPick(t, i, prev, lc, props, false); d != nil {

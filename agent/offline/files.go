@@ -107,7 +107,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -124,7 +124,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -180,6 +180,7 @@ type fileMention struct {
 	// reports 0.9 as supported"): how it is, which does not undo an
 	// earlier word that the work leaves it alone.
 	still bool
+	seq   int // its place among all mentions, in the order they were said
 }
 
 // findFiles collects file mentions, outside pasted code and quotes.
@@ -304,7 +305,7 @@ func findFiles(sents []sentence) []fileMention {
 				if negSubject != "" && !strings.HasSuffix(negSubject, lcand) && !strings.HasSuffix(lcand, negSubject) {
 					clauseNeg = othersNeg
 				}
-				negative := clauseNeg || injected || refused || no || handledAtRuntime(lc, lcand) || entry && named > 0 && ci == 0 && dataWritten(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand)
+				negative := clauseNeg || injected || refused || no || handledAtRuntime(lc, lcand) || entry && named > 0 && ci == 0 && dataWritten(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand) || p == ".gitignore" && alreadyIgnoredRE.MatchString(lc)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -442,7 +443,11 @@ var subjectNegRE = regexp.MustCompile("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:
 // gitignoredRE is a clause that keeps the files it names out of git: "put
 // them in `secrets.h`, add that to `.gitignore`", "- `.gitignore` — add
 // `include/secrets.h`".
-var gitignoredRE = regexp.MustCompile("\\badd(?:s|ed|ing)? (?:\\S+ ){0,3}to (?:the |your |our )?`?\\.gitignore\\b|^`?\\.gitignore`?\\s+(?:[—–-]|:)\\s*(?:add|list|ignore)s?\\b|\\b(?:is|are|stays?|kept) git-?ignored\\b")
+var gitignoredRE = regexp.MustCompile("\\badd(?:s|ed|ing)? (?:\\S+ ){0,3}to (?:the |your |our )?`?\\.gitignore\\b|^`?\\.gitignore`?\\s+(?:[—–-]|:)\\s*(?:add|list|ignore)s?\\b|\\b(?:is|are|stays?|kept) git-?ignored\\b|\\b(?:is|are)(?: already)? (?:listed )?in (?:the |your |our )?`?\\.gitignore\\b")
+
+// alreadyIgnoredRE is a clause saying `.gitignore` already lists what it
+// should: "keystore.properties is in .gitignore already".
+var alreadyIgnoredRE = regexp.MustCompile("\\.gitignore`?,? already\\b|\\balready (?:listed )?in (?:the |your |our )?`?\\.gitignore\\b")
 
 // gitignored reports whether clause lc keeps the file named cand out of
 // git: cand comes before the words that do so, or after the ".gitignore"
@@ -464,7 +469,7 @@ var repoWords = wordSet(`repo repository project git source tree commit root`)
 
 // refuseItRE is the assistant's refusal of what the sentence before
 // reports being asked: "I won't do either.", "I'm not doing any of that".
-var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out|(?:i'm|i am) ignoring (?:it|that|this|them|those|these)|i(?:'ll| will) ignore (?:it|that|this|them|those|these))\b`)
+var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+|[a-z]+ing(?:,? (?:or|and|nor) [a-z]+ing)?\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out|(?:i'm|i am) ignoring (?:it|that|this|them|those|these)|i(?:'ll| will) ignore (?:it|that|this|them|those|these))\b`)
 
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one".
@@ -777,8 +782,8 @@ func looksLikeFile(p string) bool {
 	}
 	// A template (config.h.in, boot.cmd.in) is named by the file it makes.
 	if stem, ok := strings.CutSuffix(base, ".in"); ok && stem != "" {
-		if knownFiles[stem] {
-			return true
+		if knownFiles[stem] || pinInputRE.MatchString(stem) {
+			return true // Makefile.in; requirements.in, what pip-compile pins
 		}
 		base = stem
 	}
@@ -841,6 +846,11 @@ func looksLikeFile(p string) bool {
 // extension, so it takes one of these two shapes.
 var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
 
+// pinInputRE is the stem of an input file that a tool compiles into a
+// pinned or generated one: requirements.in, dev-requirements.in,
+// constraints.in, MANIFEST.in.
+var pinInputRE = regexp.MustCompile(`^(?:[\w-]*requirements[\w-]*|constraints|MANIFEST)$`)
+
 // javaPackageRE is a JVM package name, its reversed domain first: four
 // dotted parts or more.
 var javaPackageRE = regexp.MustCompile(`^(?:com|org|io|net|dev|me|edu|gov|de|fr|uk|nl|ch|se|jp|br)\.(?:[a-z][a-z0-9_]*\.){2,}[a-z][a-z0-9_]*$`)
@@ -901,7 +911,8 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 	var order []string
 	byPath := map[string][]fileMention{}
 	named := map[string]int{} // files named per sentence
-	for _, m := range ms {
+	for i, m := range ms {
+		m.seq = i
 		named[m.sentence]++
 		if _, ok := byPath[m.path]; !ok {
 			order = append(order, m.path)
@@ -967,15 +978,19 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 		}
 		merged[c] = append(merged[c], byPath[p]...)
 	}
-	// Mentions were appended per path; restore message order per file.
 	var out []agent.ExtractedFile
 	for _, p := range paths {
 		ms := merged[p]
 		// The last mention says what becomes of a file, unless it only
 		// refers to it in another file's entry ("- `.gitlab-ci.yml` —
-		// marker after `scripts/deploy.sh`") after one that did.
-		last := ms[0]
-		for _, m := range ms {
+		// marker after `scripts/deploy.sh`") after one that did. Mentions
+		// were appended per path: "lib/db.php is that pattern.
+		// legacy/lib/db.php stays as it is" puts the word on the full path
+		// last only in the order they were said.
+		said := slices.Clone(ms)
+		slices.SortStableFunc(said, func(a, b fileMention) int { return a.seq - b.seq })
+		last := said[0]
+		for _, m := range said {
 			if m.msg >= last.msg && (!m.ref || m.negative || last.ref) && !(m.still && last.negative) {
 				last = m
 			}
