@@ -1179,6 +1179,12 @@ func optionPicks(lc string, props []proposal) []string {
 // change", "in a later PR".
 var notNowRE = regexp.MustCompile(`\bnot (?:in|for|part of) this (?:change|pr|release|sprint|ticket|round)\b|\b(?:in )?a (?:later|follow-?up|separate|future) (?:pr|change|release|ticket)\b`)
 
+// putOff reports whether lower-cased clause lc puts what it names off:
+// "Redis later maybe", "not in this change".
+func putOff(lc string) bool {
+	return strings.Contains(lc, "later") && laterRE.MatchString(lc) || containsAny(lc, " this ", "later", "follow", "separate", "future") && notNowRE.MatchString(lc)
+}
+
 // staysRE is a clause that keeps how something is: "full mode stays on".
 var staysRE = regexp.MustCompile(`\b(?:stays?|remains?) (?:on|off|enabled|disabled|active|as is|as it is|the same|where it is)\b`)
 
@@ -2372,7 +2378,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue
 				}
 				// "Redis later maybe, not in this change": put off, not picked.
-				if len(labels) == 0 && !isFact(lc) && !laterRE.MatchString(lc) && !notNowRE.MatchString(lc) {
+				if len(labels) == 0 && !isFact(lc) && !putOff(lc) {
 					if ks := echoPicks(t, lc, props); len(ks) > 1 {
 						for _, k := range ks {
 							picked[k] = max(picked[k], 0.8)

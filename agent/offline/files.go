@@ -531,7 +531,7 @@ func filesOf(t *transcript) []fileMention {
 		ms = append(ms, hs...)
 		slices.SortStableFunc(ms, func(a, b fileMention) int { return a.msg - b.msg })
 	}
-	leaveFrozen(ms, t.msgs)
+	leaveFrozen(ms, t.all)
 	// A bare name that a link in the conversation has for its host is a
 	// site, not a file: "a push via ntfy.sh" beside "https://ntfy.sh/…".
 	if hosts := urlHosts(t.msgs); len(hosts) > 0 {
@@ -573,13 +573,15 @@ var leftPartRE = regexp.MustCompile(`(?i)\b(?:don't|dont|do not|won't|will not|s
 // names of a sentence that names it ("rtl/ has uart_tx.sv, uart_rx.sv");
 // and of the files of a part left alone, by a word of their path. What a
 // later message says of such a file decides it.
-func leaveFrozen(ms []fileMention, msgs []agent.TranscriptMessage) {
-	for i, m := range msgs {
-		parts := containsAny(m.Content, "change the", "touch the", "change our", "touch our", "modify the", "edit the", "change any", "touch any", "modify any", "edit any")
-		if !parts && !containsAny(m.Content, "othing under", "othing in", "anything in", "anything under", "frozen", "off-limits", "off limits") {
+func leaveFrozen(ms []fileMention, sents []sentence) {
+	for _, st := range sents {
+		lc := st.lower
+		parts := strings.Contains(lc, "n") && containsAny(lc, "n't change", "n't touch", "n't modify", "n't edit", "not change", "not touch", "not modify", "not edit", "no need to")
+		if !parts && !containsAny(lc, "nothing ", "anything ", "frozen", "off-limits", "off limits") {
 			continue // the quick test frozenDirRE and leftPartRE need
 		}
-		for _, sm := range leftPartMatches(parts, m.Content) {
+		i := st.msg
+		for _, sm := range leftPartMatches(parts, st.raw) {
 			part := lowerASCII(sm[1])
 			for k := range ms {
 				if ms[k].msg > i {
@@ -590,14 +592,14 @@ func leaveFrozen(ms []fileMention, msgs []agent.TranscriptMessage) {
 				}
 			}
 		}
-		for _, loc := range frozenDirRE.FindAllStringSubmatchIndex(m.Content, -1) {
-			if dirExceptRE.MatchString(m.Content[loc[1]:]) {
+		for _, loc := range frozenDirRE.FindAllStringSubmatchIndex(st.raw, -1) {
+			if dirExceptRE.MatchString(st.raw[loc[1]:]) {
 				continue
 			}
 			var dir string
 			for g := 2; g < len(loc); g += 2 {
 				if loc[g] >= 0 {
-					dir = m.Content[loc[g]:loc[g+1]]
+					dir = st.raw[loc[g]:loc[g+1]]
 				}
 			}
 			for k := range ms {
