@@ -298,12 +298,6 @@ func recapDecisions(t *transcript, j int) []*candidate {
 		if l := labelLead(s.lower); l != "" && (riskSectionRE.MatchString(l) || notDoingRE.MatchString(l)) {
 			continue // "**Not doing:** Storybook a11y addon, typeahead"
 		}
-		if head, _, ok := strings.Cut(s.plain, " "); ok && listedRE.MatchString(s.plain) && looksLikeFile(strings.Trim(head, "`:")) {
-			// "`lib/import_job.ex` — broadcast :flush after the import":
-			// what a file list says a file gets is the work of the
-			// decisions, not one of its own.
-			continue
-		}
 		text := statement(s.plain)
 		if len(tokens(lowerASCII(stripPaths(text)))) < 3 {
 			continue

@@ -87,18 +87,6 @@ func TestNameYesAnswersAFact(t *testing.T) {
 	}
 }
 
-// A reply to "write up the final list" that lists files says what each
-// file gets: the work of the decisions, not decisions of its own.
-func TestFileListRecapIsNoDecisions(t *testing.T) {
-	x := extractT(t,
-		u("Cache the catalog in ETS, invalidate over PubSub."),
-		a("Plain ETS, a GenServer owns the table, and a `:flush` broadcast after the nightly import."),
-		u("good. Write up the final list please."),
-		a("Final list:\n\n1. `lib/shop/catalog/cache.ex` — new: ETS owner GenServer, TTL, 60s sweep\n2. `lib/shop/pricing/import_job.ex` — broadcast `:flush` after the import commits\n3. `config/runtime.exs` — enabled / TTL / max entries"),
-	)
-	checkDecisions(t, x, nil, [][]string{{"import_job.ex"}, {"cache.ex"}, {"runtime.exs"}})
-}
-
 // File rules from the eleventh session's second blind round
 // (own-312..323).
 func TestFilesEleventhRoundII(t *testing.T) {
@@ -192,4 +180,19 @@ func TestPutOffIsNoEchoPick(t *testing.T) {
 		u("(a). Redis later maybe, not in this change. What about the old URLs? /invoices.php?id=123 is in every invoice email we ever sent to customers."),
 	)
 	checkDecisions(t, x, nil, [][]string{{"Redis sessions"}})
+}
+
+// File rules from the eleventh session's fourth blind round
+// (own-336..347).
+func TestFilesEleventhRoundIV(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"an 'Unchanged:' label is no file's entry", []agent.TranscriptMessage{
+			u("Grid is `src/ui/PhotoGrid.kt`, don't touch. Also settings screen `SettingsScreen.kt` stays same. Please list files."),
+			a("- `src/data/FolderWatcher.kt` — new\n\nUnchanged: `PhotoGrid.kt`, `SettingsScreen.kt`, and the Refresh button stays as is."),
+		}, []string{"src/data/FolderWatcher.kt"}, []string{"src/ui/PhotoGrid.kt", "SettingsScreen.kt"}},
+		{"only called, not modified", []agent.TranscriptMessage{
+			u("undo for the editor; we already serialize saves in `engine/src/Serialization.cpp`."),
+			a("- `editor/src/UndoStack.cpp` — new\n\n`engine/src/Serialization.cpp` is only called, not modified."),
+		}, []string{"editor/src/UndoStack.cpp"}, []string{"engine/src/Serialization.cpp"}},
+	})
 }
