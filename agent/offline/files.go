@@ -107,7 +107,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -124,7 +124,7 @@ var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`
 var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -138,15 +138,16 @@ var changeCues = cues(`add adds added new create creates update updates change c
 var listedRE = regexp.MustCompile(`^\S+\s+[—–-]\s`)
 
 // notPathRE matches what looks like a file name but is code: a call
-// ("System.cmd(", "duckdb.sql("), a setting with its value
+// ("System.cmd(", "duckdb.sql("), a Ruby bang method ("patron.lock!"), a
+// setting with its value
 // ("experiments.css: true"), or the tail of a name pattern
 // ("manifests/<period>.skipped.jsonl", "{id}.json"), or the units a
 // systemd unit orders itself after ("After=mediamtx.service").
-var notPathRE = regexp.MustCompile(`\b(?:After|Before|Requires|Wants|BindsTo|PartOf|Requisite|Conflicts)=(?:[\w@.-]+\.(?:service|socket|target|timer|mount|path)\b\s*)+|\b[A-Za-z_]\w*\.\w+\(|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
+var notPathRE = regexp.MustCompile(`\b(?:After|Before|Requires|Wants|BindsTo|PartOf|Requisite|Conflicts)=(?:[\w@.-]+\.(?:service|socket|target|timer|mount|path)\b\s*)+|\b[A-Za-z_]\w*\.\w+\(|\b[a-z_]\w*\.[a-z_]\w*!|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
 
 // notPaths blanks out what notPathRE matches in a clause.
 func notPaths(clause string) string {
-	if !strings.ContainsAny(clause, "(:<{=") {
+	if !strings.ContainsAny(clause, "(:<{=!") {
 		return clause
 	}
 	return notPathRE.ReplaceAllString(clause, " ")
@@ -231,8 +232,8 @@ func findFiles(sents []sentence) []fileMention {
 		} else if strings.ContainsAny(s.raw, ";—–") || strings.Contains(s.raw, ", but") {
 			clauses = clauseRE.Split(s.raw, -1)
 			// "`a.py` — nothing special": what a listed file's dash says
-			// is about that file.
-			if len(clauses) > 1 && listedRE.MatchString(s.plain) && !strings.ContainsAny(clauses[0], " \t") {
+			// is about that file ("No — …" is an answer, not a file).
+			if len(clauses) > 1 && listedRE.MatchString(s.plain) && !strings.ContainsAny(clauses[0], " \t") && looksLikeFile(strings.Trim(clauses[0], "`*")) {
 				clauses = append([]string{clauses[0] + " — " + clauses[1]}, clauses[2:]...)
 			}
 		}

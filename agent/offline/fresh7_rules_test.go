@@ -196,3 +196,26 @@ func TestFilesEleventhRoundIV(t *testing.T) {
 		}, []string{"editor/src/UndoStack.cpp"}, []string{"engine/src/Serialization.cpp"}},
 	})
 }
+
+// File rules from the eleventh session's fifth blind round
+// (own-348..359).
+func TestFilesEleventhRoundV(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"an answer before a dash is no file's entry", []agent.TranscriptMessage{
+			u("do we need to change the theme file logview/themes.tcss for the footer notice? rather not"),
+			a("No — the notice uses the existing `Footer` and `Notify` styles, `logview/themes.tcss` stays untouched.\n\nFiles:\n- `logview/buffer.py` — new, ring buffer"),
+		}, []string{"logview/buffer.py"}, []string{"logview/themes.tcss"}},
+		{"please not touch it", []agent.TranscriptMessage{
+			u("The driver is `specctl/driver.py`. The GUI (`specctl/gui/main_window.py`) is made by other student, please not touch it."),
+			a("Fix the timeout in `specctl/driver.py`."),
+		}, []string{"specctl/driver.py"}, []string{"specctl/gui/main_window.py"}},
+		{"which you said belongs to someone else", []agent.TranscriptMessage{
+			u("The driver is `specctl/driver.py`, the GUI is `specctl/gui/main_window.py`."),
+			a("Fix the timeout in `specctl/driver.py`. A worker thread is a good idea for the GUI, but it's a bigger change and it touches `main_window.py`, which you said belongs to someone else."),
+		}, []string{"specctl/driver.py"}, []string{"specctl/gui/main_window.py"}},
+		{"a Ruby bang method is code", []agent.TranscriptMessage{
+			u("holds in `app/models/hold.rb`?"),
+			a("Two requests could both see 14. Lock the patron row (`patron.lock!`) before counting, in `app/models/hold.rb`."),
+		}, []string{"app/models/hold.rb"}, []string{"patron.lock"}},
+	})
+}
