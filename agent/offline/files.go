@@ -581,16 +581,10 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 		if !parts && !containsAny(lc, "nothing ", "anything ", "frozen", "off-limits", "off limits") {
 			continue // the quick test frozenDirRE and leftPartRE need
 		}
-		i := st.msg
-		for _, sm := range leftPartMatches(parts, st.raw) {
-			part := lowerASCII(sm[1])
-			for k := range ms {
-				if ms[k].msg > i {
-					break
-				}
-				if pathHasWord(lowerASCII(ms[k].path), part) {
-					ms[k].negative = true
-				}
+		if parts {
+			for _, sm := range leftPartRE.FindAllStringSubmatch(st.raw, -1) {
+				part := lowerASCII(sm[1])
+				leaveUpTo(ms, st.msg, func(m fileMention) bool { return pathHasWord(lowerASCII(m.path), part) })
 			}
 		}
 		for _, loc := range frozenDirRE.FindAllStringSubmatchIndex(st.raw, -1) {
@@ -603,25 +597,24 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 					dir = st.raw[loc[g]:loc[g+1]]
 				}
 			}
-			for k := range ms {
-				if ms[k].msg > i {
-					break
-				}
-				if strings.HasPrefix(ms[k].path, dir) || !strings.Contains(ms[k].path, "/") && namesDir(ms[k].sentence, dir) {
-					ms[k].negative = true
-				}
-			}
+			leaveUpTo(ms, st.msg, func(m fileMention) bool {
+				return strings.HasPrefix(m.path, dir) || !strings.Contains(m.path, "/") && namesDir(m.sentence, dir)
+			})
 		}
 	}
 }
 
-// leftPartMatches returns leftPartRE's matches in content when the quick
-// test found its words.
-func leftPartMatches(found bool, content string) [][]string {
-	if !found {
-		return nil
+// leaveUpTo marks the mentions up to message msg that in reports on as
+// left alone.
+func leaveUpTo(ms []fileMention, msg int, in func(fileMention) bool) {
+	for k := range ms {
+		if ms[k].msg > msg {
+			break
+		}
+		if in(ms[k]) {
+			ms[k].negative = true
+		}
 	}
-	return leftPartRE.FindAllStringSubmatch(content, -1)
 }
 
 // pathHasWord reports whether lower-cased path p has word w, or its
