@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -13,36 +12,36 @@ import (
 var (
 	// ackRE opens an assistant reply that takes the user's answer on board
 	// ("OK —", "Agreed.", "Got it:", "Will do,").
-	ackRE = regexp.MustCompile(`^(?:(?:ok|okay|agreed|got it|fine|good call|good catch|great|perfect|right|sure|yes|yep|will do|done|noted|understood|updated|makes sense|sounds good|that's the right call|good)\b[\s,.!:—–-]*)+`)
+	ackRE = mustPattern(`^(?:(?:ok|okay|agreed|got it|fine|good call|good catch|great|perfect|right|sure|yes|yep|will do|done|noted|understood|updated|makes sense|sounds good|that's the right call|good)\b[\s,.!:—–-]*)+`)
 	// itIsCues are the "X it is" of a reply that confirms a choice.
 	itIsCues = cues(`it_is it's_settled stay stays then`)
 	// hedgeRE marks a statement that is not settled: a condition, an offer,
 	// an open option; hedgeCues the same anywhere in it.
-	hedgeRE   = regexp.MustCompile(`^(?:if|unless|maybe|perhaps|either|or|alternatively|some teams|you could|you can|one option|another option|we could)\b`)
+	hedgeRE   = mustPattern(`^(?:if|unless|maybe|perhaps|either|or|alternatively|some teams|you could|you can|one option|another option|we could)\b`)
 	hedgeCues = cues(`or_not want_that do_you would_you should_we should_i`)
 	// parenRE is a parenthetical remark; a lone label ("with (a) or
 	// (b)") points at an option and stays.
-	parenRE = regexp.MustCompile(`\s+\((?:[^()]{2,}|[^()a-h0-9]|)\)`)
+	parenRE = mustPattern(`\s+\((?:[^()]{2,}|[^()a-h0-9]|)\)`)
 	// pronounLeadRE opens an opinion rather than the thing itself.
-	pronounLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
+	pronounLeadRE = mustPattern(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
 	// controlRE is a user's reply that steers the conversation rather
 	// than deciding anything ("ship", "summarize", "good catch", "ok
 	// wait", which pauses).
-	controlRE = regexp.MustCompile(`^(?:ship|ship it|go|go ahead|summari[sz]e|thanks|thank you|continue|proceed|good catch|catch|next|that's it|wait|hold on|hang on)\b[\s.!]*$`)
+	controlRE = mustPattern(`^(?:ship|ship it|go|go ahead|summari[sz]e|thanks|thank you|continue|proceed|good catch|catch|next|that's it|wait|hold on|hang on)\b[\s.!]*$`)
 	// clauseCutRE separates the main clause of a statement from asides.
-	clauseCutRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
+	clauseCutRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+(?:which|so|since|because|so that|but)\s+|\s+(?:because|so that)\s+`)
 	// summaryAskRE is a user's request to restate what was agreed:
 	// "summarize pls", "ship it, summary", "write up the final plan".
-	summaryAskRE = regexp.MustCompile(`(?:^|[\s,.;:!(])(?:summari[sz]e|summary|recap|sum (?:it |this |that )?up|write (?:it |this |that )?up|wrap (?:it |this )?up)(?:$|[\s,.;:!?)])`)
+	summaryAskRE = mustPattern(`(?:^|[\s,.;:!(])(?:summari[sz]e|summary|recap|sum (?:it |this |that )?up|write (?:it |this |that )?up|wrap (?:it |this )?up)(?:$|[\s,.;:!?)])`)
 	// notDoingRE names a section of what is left out.
-	notDoingRE = regexp.MustCompile(`\b(?:not doing|out of scope|left out|later|follow-?ups?|not now|deferred|skipped|dropped|rejected|files?|open|limits?|limitations|questions?|unresolved|undecided|to ?do|ways|options?|alternatives?)\b`)
+	notDoingRE = mustPattern(`\b(?:not doing|out of scope|left out|later|follow-?ups?|not now|deferred|skipped|dropped|rejected|files?|open|limits?|limitations|questions?|unresolved|undecided|to ?do|ways|options?|alternatives?)\b`)
 	// recapRE names a section that restates what was decided.
-	recapRE = regexp.MustCompile(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended|the|here's the) plan|final|summary|recap|so the plan is|what we agreed|shipping|to summari[sz]e|in short|locked in|wrap-up|what's agreed|what we're doing|we're going with)\b`)
+	recapRE = mustPattern(`^(?:decided|decisions?|agreed|final plan|(?:updated|revised|new|adjusted|amended|the|here's the) plan|final|summary|recap|so the plan is|what we agreed|shipping|to summari[sz]e|in short|locked in|wrap-up|what's agreed|what we're doing|we're going with)\b`)
 )
 
 // connectiveRE is a word that links a sentence to the one before it
 // ("Separately, …", "Also, …"): no part of what the sentence proposes.
-var connectiveRE = regexp.MustCompile(`^(?:separately|additionally|also|finally|independently|secondly|thirdly|besides|in addition|on top of that),\s+`)
+var connectiveRE = mustPattern(`^(?:separately|additionally|also|finally|independently|secondly|thirdly|besides|in addition|on top of that),\s+`)
 
 // ackLead returns the acknowledgement ackRE finds at the start of
 // lower-cased text, or "". It tries the pattern only after one of its
@@ -241,7 +240,7 @@ func statement(s string) string {
 
 // suggestRE opens what is left of "I'd suggest storing …" once its
 // pronoun is gone: the verb of suggesting and a verb in -ing.
-var suggestRE = regexp.MustCompile(`^(?:suggest|recommend|propose)\s+([a-z]+)ing\b`)
+var suggestRE = mustPattern(`^(?:suggest|recommend|propose)\s+([a-z]+)ing\b`)
 
 // suggested turns a suggestion of doing something ("suggest storing every
 // webhook in an outbox") into the instruction it suggests ("Store every
@@ -267,7 +266,7 @@ func suggested(s string) string {
 }
 
 // andIngRE finds a second verb in -ing joined by "and".
-var andIngRE = regexp.MustCompile(`\band ([a-z]+)ing\b`)
+var andIngRE = mustPattern(`\band ([a-z]+)ing\b`)
 
 // verbOf returns the verb whose -ing form lost its "ing" as stem
 // ("stor" → "store", "runn" → "run"), when imperative knows it; "" if not.
@@ -315,7 +314,7 @@ func recapDecisions(t *transcript, j int) []*candidate {
 // asks, as re reads it, to restate what was agreed ("Can you summarise
 // everything?"). It lower-cases the message only when a quick test finds
 // a word such a request needs ("Summarise", "recap", "write it up").
-func userAsked(t *transcript, j int, re *regexp.Regexp) bool {
+func userAsked(t *transcript, j int, re *pattern) bool {
 	if j == 0 || t.msgs[j-1].Role != agent.RoleUser {
 		return false
 	}

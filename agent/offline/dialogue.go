@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,11 +131,11 @@ func joinName(name, rest string) string {
 
 // mixRE is an option's name that only combines the others: "Both",
 // "Hybrid", "A mix".
-var mixRE = regexp.MustCompile(`^(?:(?:a |the )?(?:both|hybrid|mix|mixed|combo|combination|combined|all three|all of them)|(?:a |the )?(?:hybrid|mixed|combined) (?:approach|option|setup))[.!:]?$`)
+var mixRE = mustPattern(`^(?:(?:a |the )?(?:both|hybrid|mix|mixed|combo|combination|combined|all three|all of them)|(?:a |the )?(?:hybrid|mixed|combined) (?:approach|option|setup))[.!:]?$`)
 
 // adviseAgainstRE finds advice not to do something: "I'd not do it",
 // "I wouldn't bother".
-var adviseAgainstRE = regexp.MustCompile(`\b(?:i'd|i would|we'd|we would) not\b|\b(?:i|we) wouldn't\b`)
+var adviseAgainstRE = mustPattern(`\b(?:i'd|i would|we'd|we would) not\b|\b(?:i|we) wouldn't\b`)
 
 // explains reports whether lower-cased text, what an item says after its
 // name, states how things are about the thing it names ("the Jacobian is
@@ -201,45 +200,45 @@ var (
 	// optionsLead introduces a list of alternatives.
 	optionsLead = cues(`option* famil* way ways choice* approach* alternative* candidates comparison compared pick_between choose_between pick_a pick_one decide_between either fixes realistic routes strateg* flavor* flavour*`)
 	// acceptRE is a clause that only says yes.
-	acceptRE = regexp.MustCompile(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|yes to all (?:that|of that|of it|of them|of these|three|four|five)|all of that|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good)|(?:the )?rest (?:is |looks |sounds )?(?:fine|good|ok|okay|great)|(?:go ahead|proceed|continue|carry on|go on) with (?:the rest|it|that|this|the plan|everything|all of it|all of that|those)|everything else (?:is |looks |sounds )?(?:fine|good|ok|okay|great))\b[\s,.!:—–-]*|(?:👍|✅|\+1)[\s,.!:—–-]*)+$`)
+	acceptRE = mustPattern(`^(?:(?:ok|okay|k|yes|yep|yeah|yup|sure|fine|good|great|perfect|agreed|agree|exactly|correct|right|cool|nice|lgtm|sounds good|sounds right|looks good|looks right|makes sense|do that|do it|do this|do both|go|go ahead|go for it|ship it|ship|let's do it|let's do that|lets do it|that works|works for me|works|fine by me|fine for now|acceptable|acceptable for now|good enough|all of it|that's it|both|on all of it|agreed on all of it|yes to all|all good|perfect thanks|thanks|thank you|good catch|handle that|deal|done deal|please|approved|alright|all right|sgtm|proceed|all of them|yes to both|yes to all (?:that|of that|of it|of them|of these|three|four|five)|all of that|on all points|looks good to me|sounds good to me|(?:the |that |this )?plan (?:works|looks good|sounds good)|(?:the )?rest (?:is |looks |sounds )?(?:fine|good|ok|okay|great)|(?:go ahead|proceed|continue|carry on|go on) with (?:the rest|it|that|this|the plan|everything|all of it|all of that|those)|everything else (?:is |looks |sounds )?(?:fine|good|ok|okay|great))\b[\s,.!:—–-]*|(?:👍|✅|\+1)[\s,.!:—–-]*)+$`)
 	// acceptCuesAny are words that accept wherever they stand in a short clause.
 	acceptCuesAny = cues(`do_that do_it do_both ship_it sounds_good looks_good looks_right go_ahead agreed agree lgtm makes_sense yes yep yeah perfect exactly works_for_me fine_for_now good_enough go`)
 	// yesLeadRE opens a clause that agrees before it qualifies.
-	yesLeadRE = regexp.MustCompile(`^(?:ok|okay|yes|yep|yeah|sure|fine|good|great|agreed|sounds good|looks good)\b`)
+	yesLeadRE = mustPattern(`^(?:ok|okay|yes|yep|yeah|sure|fine|good|great|agreed|sounds good|looks good)\b`)
 	// yesCues are the words of a short clause that accepts what it names.
 	yesCues = cues(`yes yep yeah ok okay fine good great sure agreed perfect`)
 	// strongShortRE lets a decision of one or two words stand: "let's go
 	// with HS256", "in-process is fine", "Nuke it is".
-	strongShortRE = regexp.MustCompile(`\b(?:let'?s|we'll|we will|we should) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
+	strongShortRE = mustPattern(`\b(?:let'?s|we'll|we will|we should) (?:just )?(?:go with|use|do|pick|keep|stick with)\b|\bgo with\b|\bit is\b|\b(?:is|are) (?:fine|good|ok|okay|the way)\b|\bstick with\b`)
 	// factQuestionRE opens a question about how things are ("How big is
 	// it?", "Does every event carry an ID?"), not about what to do.
-	factQuestionRE = regexp.MustCompile(`^(?:is|are|was|were|does|do|did|can|could|has|have|how (?:many|much|big|often|long|is|are|do|does)|where|who|when|what(?:'s| is| are)|which (?:version|mcu|database|db))\b`)
+	factQuestionRE = mustPattern(`^(?:is|are|was|were|does|do|did|can|could|has|have|how (?:many|much|big|often|long|is|are|do|does)|where|who|when|what(?:'s| is| are)|which (?:version|mcu|database|db))\b`)
 	// answerLeadRE opens a clause that answers yes or no.
-	answerLeadRE = regexp.MustCompile(`^(?:(?:lol|oh|ah|well|hmm|ok|okay|so|and)\W+)?(?:yes|yep|yeah|no|nope|nah)\b`)
+	answerLeadRE = mustPattern(`^(?:(?:lol|oh|ah|well|hmm|ok|okay|so|and)\W+)?(?:yes|yep|yeah|no|nope|nah)\b`)
 	// nameYesRE is a clause that answers yes or no of a name: "packages
 	// yes".
-	nameYesRE = regexp.MustCompile(`^([a-z][\w-]*(?: [a-z][\w-]*)?) (?:yes|yep|no|nope)\b`)
+	nameYesRE = mustPattern(`^([a-z][\w-]*(?: [a-z][\w-]*)?) (?:yes|yep|no|nope)\b`)
 	// usesRE asks what a project has or uses.
-	usesRE = regexp.MustCompile(`^(?:do|does) (?:you|it|the \w+) (?:use|have|run|ship|support)\b|^(?:are you|is it) (?:using|running)\b|^(?:is|are) there\b`)
+	usesRE = mustPattern(`^(?:do|does) (?:you|it|the \w+) (?:use|have|run|ship|support)\b|^(?:are you|is it) (?:using|running)\b|^(?:is|are) there\b`)
 	// explicitChoiceRE marks a clause that chooses, not only answers.
-	explicitChoiceRE = regexp.MustCompile(`\b(?:let'?s|go with|we'll|do that|do it|use|add|keep|put|make|yes to)\b`)
+	explicitChoiceRE = mustPattern(`\b(?:let'?s|go with|we'll|do that|do it|use|add|keep|put|make|yes to)\b`)
 	// pickWords name an option without a digit ("option b").
 	pickWords = cues(`option approach choice number`)
 	// recommendCues mark a prose recommendation of the assistant.
 	recommendCues = cues(`i'd i_would i'll i_will we'll we_can_start i_recommend recommend suggest my_pick the_pragmatic pragmatic_choice is_the_right_call is_the_one the_usual_fix the_usual_trick best_bet go_with start_with`)
 	// softLeadRE opens a sentence that proposes without a cue word.
-	softLeadRE = regexp.MustCompile(`^(?:then|so|cleaner|simplest|fix)\b`)
+	softLeadRE = mustPattern(`^(?:then|so|cleaner|simplest|fix)\b`)
 	// factVerbs make a statement of how things are when they come among
 	// its first words: "X is Y", "the backend has to …", "the loader
 	// reads …", "the client needs …".
 	factVerbs = wordSet(`is are was were has have had can gets means costs takes comes usually already only does doesn't isn't aren't needs returns reads resolves owns lives live matters matter exists exist`)
 	// factLeadRE opens a statement of how things are.
-	factLeadRE = regexp.MustCompile(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
+	factLeadRE = mustPattern(`^(?:there's|there is|there are|it's|this is|that's|which|because|since)\b`)
 	// reportRE opens a report of what someone did or saw ("I ran a quick
 	// check with support: …"), which is a fact.
 	// "The query says three tables have no key" reports what a tool or
 	// someone said ("the page shows the last 50 orders" may be wanted).
-	reportRE = regexp.MustCompile(`^(?:i|we) (?:just |already )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested|started|began|wrote|spent|profiled|benchmarked|counted|timed|grepped)\b|^(?:the |our |my )?[a-z][\w.-]*(?: [a-z][\w.-]*)? (?:says|said|showed|reported|printed)\b`)
+	reportRE = mustPattern(`^(?:i|we) (?:just |already )?(?:ran|saw|had|did|found|got|read|heard|told|asked|tried|looked|pulled|checked|measured|noticed|talked|spoke|tested|started|began|wrote|spent|profiled|benchmarked|counted|timed|grepped)\b|^(?:the |our |my )?[a-z][\w.-]*(?: [a-z][\w.-]*)? (?:says|said|showed|reported|printed)\b`)
 	// evaluation marks a user's verdict that makes a statement a choice.
 	evaluation = cues(`fine ok okay good enough right better acceptable it_is the_way stays stay wins`)
 	// cautionCues mark a warning ("I'd be careful with option 2", "watch
@@ -397,10 +396,10 @@ func parseProposals(t *transcript, j int) []proposal {
 
 // neverRE opens advice not to do something ("never put the raw key in
 // the log", "in your own logs, don't …").
-var neverRE = regexp.MustCompile(`^(?:in [^,;]{1,40},\s+)?(?:never|don't|do not)\s+`)
+var neverRE = mustPattern(`^(?:in [^,;]{1,40},\s+)?(?:never|don't|do not)\s+`)
 
 // linkRE is a word that links a sentence to the one before it.
-var linkRE = regexp.MustCompile(`^(?:and|also|so|but)\s+`)
+var linkRE = mustPattern(`^(?:and|also|so|but)\s+`)
 
 // neverButDo reports whether lower-cased s advises against something and
 // says what to do instead: "never put the raw key in the katip context;
@@ -471,7 +470,7 @@ func itemFix(t *transcript, ss []sentence, k int) string {
 type inlineOption struct{ label, text string }
 
 // inlineLabelRE is the label of an alternative inside a sentence: "(a) ".
-var inlineLabelRE = regexp.MustCompile(`\(([a-h])\)\s+`)
+var inlineLabelRE = mustPattern(`\(([a-h])\)\s+`)
 
 // saysWhatDoes reports whether lower-cased phrase has a verb said of its
 // subject ("a failing loader logs and leaves …"): it describes, it names
@@ -598,14 +597,14 @@ func pathTitle(p string) tokenSet {
 }
 
 // pathLeadRE is a list item that opens with a path and a colon.
-var pathLeadRE = regexp.MustCompile("^`?[\\w./@-]+`?:\\s+")
+var pathLeadRE = mustPattern("^`?[\\w./@-]+`?:\\s+")
 
 // leadParenRE is a parenthetical right after an item's name
 // ("**Entry points** (`importlib.metadata`): …").
-var leadParenRE = regexp.MustCompile(`^\([^()]{0,60}\)`)
+var leadParenRE = mustPattern(`^\([^()]{0,60}\)`)
 
 // boldTitleRE is a list item that opens with its name in bold.
-var boldTitleRE = regexp.MustCompile(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
+var boldTitleRE = mustPattern(`^\*\*([^*]{1,60})\*\*[:.]?\s*`)
 
 // itemTitle splits a list item into its name ("In-process token bucket",
 // "`ratelimit.go`") and what it says about it.
@@ -673,7 +672,7 @@ func withoutAlternative(s string) string {
 }
 
 // notAlternativeRE ends a sentence with the alternative it does not mean.
-var notAlternativeRE = regexp.MustCompile(`(?:\s+[—–-]\s+|,\s+)(?:but\s+)?not\s+[^,;—–]{1,40}[.!]?$`)
+var notAlternativeRE = mustPattern(`(?:\s+[—–-]\s+|,\s+)(?:but\s+)?not\s+[^,;—–]{1,40}[.!]?$`)
 
 // mainStatement cuts what statement returned to its main clause when it is
 // long, without a leading "Then" or "So".
@@ -702,7 +701,7 @@ func actionable(text string) bool {
 
 // predictRE finds "will" or "would" among the first words of a statement,
 // after a subject other than "we", "I" or "you".
-var predictRE = regexp.MustCompile(`^(?:[^\s,;:]+\s+){1,8}?(?:will|would|won't|wouldn't)\b`)
+var predictRE = mustPattern(`^(?:[^\s,;:]+\s+){1,8}?(?:will|would|won't|wouldn't)\b`)
 
 // predicts reports whether lower-cased text says what will happen rather
 // than what to do ("integration tests that read the real config will pick
@@ -771,7 +770,7 @@ func isFact(lc string) bool {
 // recommendation ("go with your recommendation", "do what you suggested",
 // "your call"). Every way it matches has "you" in it, which callers check
 // first: the pattern is slow to fail.
-var deferRE = regexp.MustCompile(`\byour (?:recommendation|suggestion|call|pick|choice|proposal)\b|\bwhat you (?:suggested|recommended|proposed|said)\b|\bas you (?:suggested|recommended|proposed|said)\b|\bwhatever you think\b|\bup to you\b|\byou decide\b`)
+var deferRE = mustPattern(`\byour (?:recommendation|suggestion|call|pick|choice|proposal)\b|\bwhat you (?:suggested|recommended|proposed|said)\b|\bas you (?:suggested|recommended|proposed|said)\b|\bwhatever you think\b|\bup to you\b|\byou decide\b`)
 
 // recommended returns the proposals of props the assistant recommended in
 // prose: for each recommendation, the option it names if it names one
@@ -795,10 +794,10 @@ func recommended(t *transcript, props []proposal) []int {
 
 // optionNumberRE finds an option named by its number or letter in the
 // assistant's own words ("I'd go with option 2", "go with 2", "pick (b)").
-var optionNumberRE = regexp.MustCompile(`\b(?:option|approach|choice|number)\s*#?(\d|[a-h])\b|\b(?:go with|pick|take|recommend)\s+\(?(\d|[a-h])\)?(?:\W|$)`)
+var optionNumberRE = mustPattern(`\b(?:option|approach|choice|number)\s*#?(\d|[a-h])\b|\b(?:go with|pick|take|recommend)\s+\(?(\d|[a-h])\)?(?:\W|$)`)
 
 // advisesAgainstRE finds advice against what a sentence names.
-var advisesAgainstRE = regexp.MustCompile(`\b(?:avoid|wouldn't|would not|against|rather than|instead of)\b`)
+var advisesAgainstRE = mustPattern(`\b(?:avoid|wouldn't|would not|against|rather than|instead of)\b`)
 
 // namedOption returns the option of props that prose proposal k names, by
 // number ("I'd go with option 2"), by place ("I recommend the second one")
@@ -829,7 +828,7 @@ func namedOption(t *transcript, props []proposal, k int) int {
 // ordinalRE is a reference to an item by its place in a list: "the
 // second bullet", "the last option", "the first one". Group 2 is set when
 // it names a bullet of a list rather than one of the alternatives.
-var ordinalRE = regexp.MustCompile(`\b(first|second|third|fourth|fifth|last)\s+(?:(bullet|point|item)|option|one|approach|suggestion|idea)s?\b`)
+var ordinalRE = mustPattern(`\b(first|second|third|fourth|fifth|last)\s+(?:(bullet|point|item)|option|one|approach|suggestion|idea)s?\b`)
 
 // ordinalPlace is the index in its list of the item an ordinal names; -1
 // is the last.
@@ -970,7 +969,7 @@ func namesAll(set, title tokenSet) bool {
 // askYesRE is a closing question of the assistant that offers to do one
 // more thing ("Should we also export a metric for misses?", "Want me to
 // add a retry too?"); its group is what a "yes" accepts.
-var askYesRE = regexp.MustCompile(`^(?:should (?:we|i)|shall (?:we|i)|do you want (?:me to|to)|want me to|would you like (?:me to|to)|(?:do you )?want|would you like) (?:also )?(.+?)(?:,? (?:too|as well|also))?\?$`)
+var askYesRE = mustPattern(`^(?:should (?:we|i)|shall (?:we|i)|do you want (?:me to|to)|want me to|would you like (?:me to|to)|(?:do you )?want|would you like) (?:also )?(.+?)(?:,? (?:too|as well|also))?\?$`)
 
 // askedToDo returns, as a decision, what the last sentence of assistant
 // message prev asks whether to do, or "" when it asks no such thing or
@@ -997,16 +996,16 @@ func askedToDo(t *transcript, prev int) string {
 
 // askLinkRE opens a question with a word that links it to what came
 // before ("Also: do you want …?").
-var askLinkRE = regexp.MustCompile(`^(?:also|and|one more thing|finally|lastly|last thing)[:,]?\s+`)
+var askLinkRE = mustPattern(`^(?:also|and|one more thing|finally|lastly|last thing)[:,]?\s+`)
 
 // userAskRE is a user's question that proposes what to do ("should we
 // also return a Retry-After header?", "can we cache the token?"); its
 // group is the proposal.
-var userAskRE = regexp.MustCompile(`^(?:(?:and|so|also|then|ok|okay)\W+)?(?:should we|shall we|can we|could we|do we want to|would it make sense to|is it worth it to|any reason not to) (?:also |just |still )?(.+?)(?:,? (?:too|as well|also|then))?\?$`)
+var userAskRE = mustPattern(`^(?:(?:and|so|also|then|ok|okay)\W+)?(?:should we|shall we|can we|could we|do we want to|would it make sense to|is it worth it to|any reason not to) (?:also |just |still )?(.+?)(?:,? (?:too|as well|also|then))?\?$`)
 
 // confirmRE opens an assistant's reply that agrees with what the user
 // just asked or proposed.
-var confirmRE = regexp.MustCompile(`^(?:yes|yep|yeah|exactly|correct|definitely|absolutely|agreed|good idea|good call|sure|that works|makes sense|right)\b`)
+var confirmRE = mustPattern(`^(?:yes|yep|yeah|exactly|correct|definitely|absolutely|agreed|good idea|good call|sure|that works|makes sense|right)\b`)
 
 // confirmedAsk returns, as a decision of assistant message i, what the
 // user's question just before it proposed when the reply opens by agreeing
@@ -1041,7 +1040,7 @@ func confirmedAsk(t *transcript, i int) *candidate {
 
 // exceptRE is a clause that accepts all but one item, by its label ("all
 // good except 3", "looks good apart from (b)").
-var exceptRE = regexp.MustCompile(`^(?:(?:all|everything)(?: else)? (?:good|fine|ok|okay)|(?:looks|sounds) good|lgtm)\s*,?\s*(?:except|but not|apart from|other than) (?:for )?(?:#|item |option |point |step |number )?\(?(\d{1,2}|[a-h])\)?(?:\W|$)`)
+var exceptRE = mustPattern(`^(?:(?:all|everything)(?: else)? (?:good|fine|ok|okay)|(?:looks|sounds) good|lgtm)\s*,?\s*(?:except|but not|apart from|other than) (?:for )?(?:#|item |option |point |step |number )?\(?(\d{1,2}|[a-h])\)?(?:\W|$)`)
 
 // labelledOption returns the option labelled label that the assistant
 // offered last before message i.
@@ -1075,12 +1074,12 @@ func andRest(lc string) string {
 // leadLetterRE is a clause that opens with a label and a comma, a colon,
 // what the option is for or what else is taken ("b, heartbeat", "(a): the
 // replica", "b for dates", "b + the index", "2 + the retry thing").
-var leadLetterRE = regexp.MustCompile(`^\(?([a-h])\)?(?:[,:]|\s+(?:for|\+|&))\s+(\S+)|^(\d{1,2})\s+(?:[+&]|plus)\s+(\S+)`)
+var leadLetterRE = mustPattern(`^\(?([a-h])\)?(?:[,:]|\s+(?:for|\+|&))\s+(\S+)|^(\d{1,2})\s+(?:[+&]|plus)\s+(\S+)`)
 
 // labelRunRE opens a clause with two or more labels ("1, 2 and 4
 // obviously", "(a) and (c), the rest later").
-var labelRunRE = regexp.MustCompile(`^(?:\(?(?:[a-h]|\d{1,2})\)?(?:\s*,\s*|\s+and\s+|\s*[&+]\s*))+\(?(?:[a-h]|\d{1,2})\)?(?:[\s.,!:]|$)`)
-var labelRE = regexp.MustCompile(`[a-h]|\d{1,2}`)
+var labelRunRE = mustPattern(`^(?:\(?(?:[a-h]|\d{1,2})\)?(?:\s*,\s*|\s+and\s+|\s*[&+]\s*))+\(?(?:[a-h]|\d{1,2})\)?(?:[\s.,!:]|$)`)
+var labelRE = mustPattern(`[a-h]|\d{1,2}`)
 
 // optionPicks returns the labels a clause picks by number or letter
 // ("option 2", "1 and 3 too", "(b)"), when the proposals have such labels.
@@ -1177,7 +1176,7 @@ func optionPicks(lc string, props []proposal) []string {
 
 // notNowRE puts what a clause names off to later work: "not in this
 // change", "in a later PR".
-var notNowRE = regexp.MustCompile(`\bnot (?:in|for|part of) this (?:change|pr|release|sprint|ticket|round)\b|\b(?:in )?a (?:later|follow-?up|separate|future) (?:pr|change|release|ticket)\b`)
+var notNowRE = mustPattern(`\bnot (?:in|for|part of) this (?:change|pr|release|sprint|ticket|round)\b|\b(?:in )?a (?:later|follow-?up|separate|future) (?:pr|change|release|ticket)\b`)
 
 // putOff reports whether lower-cased clause lc puts what it names off:
 // "Redis later maybe", "not in this change".
@@ -1186,11 +1185,11 @@ func putOff(lc string) bool {
 }
 
 // staysRE is a clause that keeps how something is: "full mode stays on".
-var staysRE = regexp.MustCompile(`\b(?:stays?|remains?) (?:on|off|enabled|disabled|active|as is|as it is|the same|where it is)\b`)
+var staysRE = mustPattern(`\b(?:stays?|remains?) (?:on|off|enabled|disabled|active|as is|as it is|the same|where it is)\b`)
 
 // undoRE is an option's name that turns something off or takes it away:
 // "Turn full mode off", "Remove the cache".
-var undoRE = regexp.MustCompile(`\b(?:off|disable|remove|drop|delete|stop|switch to|replace|move to)\b`)
+var undoRE = mustPattern(`\b(?:off|disable|remove|drop|delete|stop|switch to|replace|move to)\b`)
 
 // siblingPicked reports whether another option of the list that option k
 // belongs to is already picked by its label, place or range: "a. keep
@@ -1211,7 +1210,7 @@ func siblingPicked(props []proposal, picked []float64, k int) bool {
 
 // topicPickRE is a terse pick that names a list's topic, then an item's
 // label: "rounding 1", "upgrade b, multisig", "dedup: (b)".
-var topicPickRE = regexp.MustCompile(`^([a-z][a-z-]{2,}):?\s+\(?([a-h]|\d{1,2})\)?(?:[.!]*$|,\s)`)
+var topicPickRE = mustPattern(`^([a-z][a-z-]{2,}):?\s+\(?([a-h]|\d{1,2})\)?(?:[.!]*$|,\s)`)
 
 // topicPick returns the proposal a clause picks by its list's topic and
 // its label ("upgrade b" under "Who upgrades:"), or -1.
@@ -1304,11 +1303,11 @@ func enoughSaid(content, lc string) bool {
 // namedChoiceRE is a clause that names what it chooses outright ("let's
 // go with HS256", "DynamoDB it is", "stick with cron", "we should use
 // Redis").
-var namedChoiceRE = regexp.MustCompile(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:ing)? with\b|\b(?:let'?s|we'll|we will|we should) (?:just )?(?:use|pick|keep)\b`)
+var namedChoiceRE = mustPattern(`\bgo(?:ing)? with\b|\bit is\b|\bstick(?:ing)? with\b|\b(?:let'?s|we'll|we will|we should) (?:just )?(?:use|pick|keep)\b`)
 
 // verdictEndRE ends a clause that passes a verdict on its subject ("cost
 // is fine", "the delay is acceptable").
-var verdictEndRE = regexp.MustCompile(`\b(?:is|are) (?:fine|ok|okay|good|acceptable|enough|right)$`)
+var verdictEndRE = mustPattern(`\b(?:is|are) (?:fine|ok|okay|good|acceptable|enough|right)$`)
 
 // saysWhat reports whether a decision that only the user's words make
 // says what was decided: three content words or more, an instruction or a
@@ -1368,10 +1367,10 @@ func namesOffer(t *transcript, prev int, content string) bool {
 // apply to every route or just search?", "One array or JSON Lines?". It
 // captures the stem before the first alternative is unknown, so the caller
 // splits at " or ".
-var choiceQuestionRE = regexp.MustCompile(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\b.*\s+or\s+[^?]+\?$`)
+var choiceQuestionRE = mustPattern(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\b.*\s+or\s+[^?]+\?$`)
 
 // askLeadRE is what a choice question opens with before its proposition.
-var askLeadRE = regexp.MustCompile(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\s+(?:(?:we|i|this|that|it|they|you|the [a-z_-]+)\s+)?(?:to\s+)?`)
+var askLeadRE = mustPattern(`^(?:(?:and|so|also|then)\s+)?(?:should|do you want|would you (?:rather|prefer)|shall|is it|are they|does it)\s+(?:(?:we|i|this|that|it|they|you|the [a-z_-]+)\s+)?(?:to\s+)?`)
 
 // choiceAnswer reads a terse answer to a question of the assistant that
 // offered alternatives ("Should this apply to every route or just
@@ -1427,7 +1426,7 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 
 // bareAltRE is a question of two short alternatives and nothing else:
 // "fail closed or fail open?".
-var bareAltRE = regexp.MustCompile(`^((?:[\w'-]+ ){0,3}[\w'-]+) or ((?:[\w'-]+ ){0,3}[\w'-]+)\?$`)
+var bareAltRE = mustPattern(`^((?:[\w'-]+ ){0,3}[\w'-]+) or ((?:[\w'-]+ ){0,3}[\w'-]+)\?$`)
 
 // bareAltAnswer returns the decision of answer c (lower-cased lc) of user
 // message i to question q of message prev, when q offers two bare
@@ -1478,10 +1477,10 @@ func labelledAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 
 // nowRE finds words that place a statement in the present: how things
 // are, not what will be done.
-var nowRE = regexp.MustCompile(`\b(?:today|right now|currently|at the moment|as of now|these days)\b`)
+var nowRE = mustPattern(`\b(?:today|right now|currently|at the moment|as of now|these days)\b`)
 
 // weAreRE opens a statement about the speaker's team or setup.
-var weAreRE = regexp.MustCompile(`^(?:we're|we are|we have|we've got|i'm|i am|i have|i talked|i spoke|i asked)\b`)
+var weAreRE = mustPattern(`^(?:we're|we are|we have|we've got|i'm|i am|i have|i talked|i spoke|i asked)\b`)
 
 // factQuestion returns the question, lower-cased, when assistant message
 // j ends by asking how things are (without offering alternatives) rather
@@ -1579,22 +1578,22 @@ func answersFact(lc, q string) bool {
 
 // factTagRE is a statement turned into a question by a tag ("…, I
 // assume?", "…, right?"): it asks to confirm how things are.
-var factTagRE = regexp.MustCompile(`,\s*(?:i assume|i presume|i guess|i take it|i suppose|right|correct|yes|true)\?\s*$`)
+var factTagRE = mustPattern(`,\s*(?:i assume|i presume|i guess|i take it|i suppose|right|correct|yes|true)\?\s*$`)
 
 // reportedWishRE is a clause that reports what someone else would
 // choose: "He wants your option 2", "my lead prefers Redis".
-var reportedWishRE = regexp.MustCompile(`^(?:but |and |so )?(?:he|she|they|(?:my|our) (?:colleague|boss|manager|lead|cto|pm|po|team ?lead|tech lead|architect|client|customer)) (?:wants|want|prefers|prefer|suggests|suggest|would like|would prefer|asked for|asks for)\b`)
+var reportedWishRE = mustPattern(`^(?:but |and |so )?(?:he|she|they|(?:my|our) (?:colleague|boss|manager|lead|cto|pm|po|team ?lead|tech lead|architect|client|customer)) (?:wants|want|prefers|prefer|suggests|suggest|would like|would prefer|asked for|asks for)\b`)
 
 // reportedAskRE finds a question reported rather than asked.
-var reportedAskRE = regexp.MustCompile(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
+var reportedAskRE = mustPattern(`\b(?:whether|asked if|asks if|wondering if|wonders if)\b`)
 
 // rangeRE is a range of item numbers ("1-4", "2 to 5") or the first or
 // all items of a list by their count ("all 5", "first two"); rangeTail is what may follow it
 // when it counts items rather than quantities ("1-4 from the power list",
 // not "2-3 days").
 var (
-	rangeRE   = regexp.MustCompile(`(?:^|[^\w.])(?:(\d{1,2})\s*(?:-|–|to|through)\s*(\d{1,2})|(?:all|first|the first|top) (\d{1,2}|two|three|four|five|six))\b`)
-	rangeTail = regexp.MustCompile(`^(?:\s*$|\s*[,.;!:]|\s+(?:from|of|in|on|and|too|please|then|also|but|except|not|yes|for|are|is)\b)`)
+	rangeRE   = mustPattern(`(?:^|[^\w.])(?:(\d{1,2})\s*(?:-|–|to|through)\s*(\d{1,2})|(?:all|first|the first|top) (\d{1,2}|two|three|four|five|six))\b`)
+	rangeTail = mustPattern(`^(?:\s*$|\s*[,.;!:]|\s+(?:from|of|in|on|and|too|please|then|also|but|except|not|yes|for|are|is)\b)`)
 )
 
 // rangePicks returns the numbered items of props a clause takes by range:
@@ -1751,15 +1750,15 @@ func takesInstead(t *transcript, i, prev int, pick string, props []proposal) boo
 
 // andTakeRE joins a refusal to the pick that replaces it: "forget the
 // cached count and go with …".
-var andTakeRE = regexp.MustCompile(` and (?:(?:let'?s|we'll|i'll|just) )?(?:do|go with|take|use|switch to|stick with)\b`)
+var andTakeRE = mustPattern(` and (?:(?:let'?s|we'll|i'll|just) )?(?:do|go with|take|use|switch to|stick with)\b`)
 
 // takeLeadRE opens a clause that takes what it names ("do the cache and
 // the index", "let's go with both").
-var takeLeadRE = regexp.MustCompile(`^(?:(?:let'?s|we'll|i'll|please) )?(?:do|go with|take|add|keep)\b\s*`)
+var takeLeadRE = mustPattern(`^(?:(?:let'?s|we'll|i'll|please) )?(?:do|go with|take|add|keep)\b\s*`)
 
 // pickJoinRE separates the names of options picked together ("client
 // authority + interpolation", "dedup table and the sweeper").
-var pickJoinRE = regexp.MustCompile(`\s+(?:\+|&|and|plus)\s+|,\s+`)
+var pickJoinRE = mustPattern(`\s+(?:\+|&|and|plus)\s+|,\s+`)
 
 // echoPicks returns the options of props a short clause picks together by
 // naming each ("A + B", "A and B"): each part of the clause echoes a
@@ -1932,12 +1931,12 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody
 
 // tagQuestionRE ends a statement with a question that only asks to confirm
 // it: "…, right?", "…, no?".
-var tagQuestionRE = regexp.MustCompile(`, (?:right|no|correct|yes|isn't it|doesn't it)\?\s*$`)
+var tagQuestionRE = mustPattern(`, (?:right|no|correct|yes|isn't it|doesn't it)\?\s*$`)
 
 // summariseRE asks for a summary outright: "Can you summarise everything
 // with the files?", "recap please". A "summary" can be something else
 // ("the alert summary").
-var summariseRE = regexp.MustCompile(`\b(?:summari[sz]e|recap|sum (?:it |this |that )?up|write (?:it |this |that )?up)\b`)
+var summariseRE = mustPattern(`\b(?:summari[sz]e|recap|sum (?:it |this |that )?up|write (?:it |this |that )?up)\b`)
 
 // pickCore returns what lower-cased lc picks: "go with your (b), the
 // split" picks "(b)".
@@ -1950,10 +1949,10 @@ func pickCore(lc string) string {
 }
 
 // takeRE opens a pick: "go with", "switch to your".
-var takeRE = regexp.MustCompile(`^(?:(?:let'?s|we'll|i'll)\s+)?(?:go with|go for|switch to|stick with|take)\s+(?:your\s+|the\s+)?`)
+var takeRE = mustPattern(`^(?:(?:let'?s|we'll|i'll)\s+)?(?:go with|go for|switch to|stick with|take)\s+(?:your\s+|the\s+)?`)
 
 // parenLabelRE is an option's label in parentheses: "(b)", "your (ii)".
-var parenLabelRE = regexp.MustCompile(`^(?:your\s+)?\((?:[a-h]|[ivx]{1,4}|\d)\)$`)
+var parenLabelRE = mustPattern(`^(?:your\s+)?\((?:[a-h]|[ivx]{1,4}|\d)\)$`)
 
 // echoOptionBody returns the option of props that alone has a word of a
 // short clause in what it says, not only in its name ("the JObject thing"
@@ -1964,7 +1963,7 @@ func echoOptionBody(lc string, props []proposal) int {
 
 // refusedObjectRE is a clause that turns down something by name: "drop
 // fetch", "ok, skip the sweeper thing".
-var refusedObjectRE = regexp.MustCompile(`^(?:(?:yeah|yes|ok|okay|so|and|then|actually|hm+)\W+)*(?:drop|skip|forget|scrap|ditch|remove|kill|no|not)\s+(?:the\s+)?([a-z0-9_./+-]+(?:\s+[a-z0-9_./+-]+){0,2}?)(?:\s+(?:thing|idea|part|bit))?\s*(?:[,.;!]|\s+and\s+(?:use|go|do|take|keep|switch|move|put)\b|$)`)
+var refusedObjectRE = mustPattern(`^(?:(?:yeah|yes|ok|okay|so|and|then|actually|hm+)\W+)*(?:drop|skip|forget|scrap|ditch|remove|kill|no|not)\s+(?:the\s+)?([a-z0-9_./+-]+(?:\s+[a-z0-9_./+-]+){0,2}?)(?:\s+(?:thing|idea|part|bit))?\s*(?:[,.;!]|\s+and\s+(?:use|go|do|take|keep|switch|move|put)\b|$)`)
 
 // refusedObject returns the name of what a clause turns down, lower-cased,
 // or "" when it turns down nothing by name.
@@ -2002,7 +2001,7 @@ func refusedItem(refusal string, props []proposal) int {
 
 // dropObjRE opens an instruction to drop something by name: "Drop
 // `resourceLimits` and the version bump".
-var dropObjRE = regexp.MustCompile("^(?:so |then |just |and )?(?:drop|remove)\\s+(?:the\\s+)?`?([a-z0-9_.-]{3,})")
+var dropObjRE = mustPattern("^(?:so |then |just |and )?(?:drop|remove)\\s+(?:the\\s+)?`?([a-z0-9_.-]{3,})")
 
 // takeBack removes the decisions of user messages before message i that
 // the user made in words naming obj ("yes do fetch", later "drop fetch").
@@ -2635,7 +2634,7 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 
 // altsRE is a decision that only names two alternatives: "Ktor or Spring
 // Boot", "Framework: Ktor or Spring Boot".
-var altsRE = regexp.MustCompile(`^(?:([\w' -]{1,30}): )?([\w.+#/-]+(?: [\w.+#/-]+){0,3}) or ([\w.+#/-]+(?: [\w.+#/-]+){0,3})[.!]?$`)
+var altsRE = mustPattern(`^(?:([\w' -]{1,30}): )?([\w.+#/-]+(?: [\w.+#/-]+){0,3}) or ([\w.+#/-]+(?: [\w.+#/-]+){0,3})[.!]?$`)
 
 // pickedAlternative returns the content of c, or, when it only names two
 // alternatives and the user's message it comes from names one of them
@@ -2694,7 +2693,7 @@ func restatesStart(a, b string) bool {
 // asideRE is a user's clause that decides nothing: a turn to another
 // topic ("separate issue", "side note") or a task the user takes on to find
 // something out ("I'll look into it", "let me check").
-var asideRE = regexp.MustCompile(`^(?:(?:ok|okay|also|and|so|oh)\W+)*(?:(?:a )?separate (?:issue|question|thing|topic)|side note|unrelated|fyi|update)\W*$|\b(?:i'll|i will|we'll|let me|i need to|i have to) (?:look into|check|ask|find out|think about|see|get back|dig into|investigate)\b`)
+var asideRE = mustPattern(`^(?:(?:ok|okay|also|and|so|oh)\W+)*(?:(?:a )?separate (?:issue|question|thing|topic)|side note|unrelated|fyi|update)\W*$|\b(?:i'll|i will|we'll|let me|i need to|i have to) (?:look into|check|ask|find out|think about|see|get back|dig into|investigate)\b`)
 
 // isAside reports whether lower-cased clause lc is an aside, as asideRE
 // reads one; it tries the pattern only on clauses with one of its words.
@@ -2707,15 +2706,15 @@ func isAside(lc string) bool {
 
 // wrongTurnRE is a message's opening that takes back what the user decided
 // last, before saying what instead: "Wait, no.", "Actually, no —".
-var wrongTurnRE = regexp.MustCompile(`^(?:wait|actually|hm+|oh)\W+no\b[\s.!,—–-]*$`)
+var wrongTurnRE = mustPattern(`^(?:wait|actually|hm+|oh)\W+no\b[\s.!,—–-]*$`)
 
 // retractRE is a clause that takes back what the user just decided ("ok,
 // scratch that", "never mind").
-var retractRE = regexp.MustCompile(`^(?:(?:ok|okay|hm+|wait|actually|no|sorry)\W+)*(?:scratch that|scrap that|forget that|forget it|never ?mind|disregard that|strike that)\b[\s.!,]*$`)
+var retractRE = mustPattern(`^(?:(?:ok|okay|hm+|wait|actually|no|sorry)\W+)*(?:scratch that|scrap that|forget that|forget it|never ?mind|disregard that|strike that)\b[\s.!,]*$`)
 
 // selfCorrectRE opens a sentence that takes back the one before it:
 // "actually no,", "wait, no", "no wait".
-var selfCorrectRE = regexp.MustCompile(`^(?:(?:actually|wait|hm+|oh)\W+no(?:pe)?\b|no\W+wait\b)`)
+var selfCorrectRE = mustPattern(`^(?:(?:actually|wait|hm+|oh)\W+no(?:pe)?\b|no\W+wait\b)`)
 
 // retract removes what message i decided before its retraction (cands
 // from before on), else the decisions of the last user message before it
@@ -2744,7 +2743,7 @@ func retract(cands []*candidate, i, before int) {
 
 // trailRefusalRE is a terse clause that names something and then turns
 // it down ("lock thing no", "the sweeper, nope", "2 no").
-var trailRefusalRE = regexp.MustCompile(`(?i)^([a-z0-9(][\w ./+()-]*?),?\s+(?:no|nope|nah)[.!]*$`)
+var trailRefusalRE = mustPattern(`(?i)^([a-z0-9(][\w ./+()-]*?),?\s+(?:no|nope|nah)[.!]*$`)
 
 // trailRefusal returns what a terse clause turns down last ("lock thing
 // no": "lock thing"), or "".
@@ -2761,16 +2760,16 @@ func trailRefusal(c string) string {
 
 // insteadRE ends a clause that says what to do in place of something
 // ("show a banner instead").
-var insteadRE = regexp.MustCompile(`\binstead[.!]*$`)
+var insteadRE = mustPattern(`\binstead[.!]*$`)
 
 // picksOnlyRE is a sentence that only picks options by their labels ("I'd
 // go with B", "Do 1 + 2 + 3b", "scrap A, go with your B"): it points at the decision without saying
 // it, so it is no decision of its own.
-var picksOnlyRE = regexp.MustCompile(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?:option\s+)?[0-9]{0,2}[a-h]?,?\s+)?(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:both\s+|all\s+)?(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
+var picksOnlyRE = mustPattern(`^(?:(?:scrap|drop|forget|skip|not|no)\s+(?:option\s+)?[0-9]{0,2}[a-h]?,?\s+)?(?:(?:i'd|i would|i'll|let's|we'll|we should|so|then)\s+)?(?:go with|do|pick|take|choose|recommend)\s+(?:both\s+|all\s+)?(?:options?\s+)?(?:your\s+)?\(?[0-9]{0,2}[a-h]?\)?(?:\s*(?:\+|,|and|&)\s*\(?[0-9]{0,2}[a-h]?\)?)*[.!]?$`)
 
 // noWorkRE opens a statement that there is nothing to do ("Nothing
 // special, perms cover it"): no decision.
-var noWorkRE = regexp.MustCompile(`^(?:nothing (?:special|to (?:do|change)|needed|changes)|no changes?(?: needed)?|neither\b.{1,80}\bnor\b.{1,60}\b(?:changes?|needs? (?:anything|changing|a change)))\b`)
+var noWorkRE = mustPattern(`^(?:nothing (?:special|to (?:do|change)|needed|changes)|no changes?(?: needed)?|neither\b.{1,80}\bnor\b.{1,60}\b(?:changes?|needs? (?:anything|changing|a change)))\b`)
 
 // plans reports whether props hold a plan item or recommendation that
 // says what to do: something a plain "yes" accepts.
@@ -2810,10 +2809,10 @@ func pendingPlan(t *transcript, i, prev int, answered []bool) []*candidate {
 
 // pronounObjRE is a terse instruction whose object is a pronoun
 // ("memoize it", "fix them").
-var pronounObjRE = regexp.MustCompile(`(?i)^([a-z-]+) (?:it|them|that)[.!]*$`)
+var pronounObjRE = mustPattern(`(?i)^([a-z-]+) (?:it|them|that)[.!]*$`)
 
 // isAreRE finds where a statement's subject ends: "sort is in useOrders.ts".
-var isAreRE = regexp.MustCompile(`(?i)^([^,;:]{2,40}?) (?:is|are) (?:(?:still|already|currently|all) )?`)
+var isAreRE = mustPattern(`(?i)^([^,;:]{2,40}?) (?:is|are) (?:(?:still|already|currently|all) )?`)
 
 // resolveIt reads a terse instruction with a pronoun ("memoize it") as
 // about the subject of the statement just before it ("sort is in
@@ -2851,7 +2850,7 @@ const joinWords = 4
 
 // refersBackRE finds a word that points at something said before ("put
 // them in …", "same for it").
-var refersBackRE = regexp.MustCompile(`\b(?:them|it|those|these|that one|there|same|too|also)\b`)
+var refersBackRE = mustPattern(`\b(?:them|it|those|these|that one|there|same|too|also)\b`)
 
 // joinTerse adds d, a decision in the user's own words, to cands. A user
 // who states one decision in terse clauses ("Add overrides. Put them in

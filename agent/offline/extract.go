@@ -3,7 +3,6 @@ package offline
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -192,26 +191,26 @@ func extract(msgs []agent.TranscriptMessage) agent.Extraction {
 var (
 	// injectionRE marks text addressed to an AI reading the conversation.
 	injectionHint = cues(`instruction* approved ai prompt* rules you_are_now coding automated autonomous llm* attention`)
-	injectionRE   = regexp.MustCompile(`(ignore|disregard|forget) (all |any )?(your |the )?(previous|prior|above|earlier) (instructions|prompts?|rules)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?(?:ai|llms?|(?:ai |automated |autonomous )?coding (?:agents?|assistants?|tools?)|automated (?:agents?|assistants?|tools?))\b|system prompt|\byou are now (?:the|a|an) \w+ (?:assistant|agent|bot)\b|\battention,? (?:all |any )?(?:ai|llms?|automated|autonomous|coding)\b`)
-	rejectRE      = regexp.MustCompile(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
-	notYetRE      = regexp.MustCompile(`\bno\b.*\byet\b`)
+	injectionRE   = mustPattern(`(ignore|disregard|forget) (all |any )?(your |the )?(previous|prior|above|earlier) (instructions|prompts?|rules)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?(?:ai|llms?|(?:ai |automated |autonomous )?coding (?:agents?|assistants?|tools?)|automated (?:agents?|assistants?|tools?))\b|system prompt|\byou are now (?:the|a|an) \w+ (?:assistant|agent|bot)\b|\battention,? (?:all |any )?(?:ai|llms?|automated|autonomous|coding)\b`)
+	rejectRE      = mustPattern(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
+	notYetRE      = mustPattern(`\bno\b.*\byet\b`)
 	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
-	explicitRE    = regexp.MustCompile(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
+	explicitRE    = mustPattern(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
 	// needRE opens a requirement the user states in full ("we also need a
 	// plugins list command").
 	needRE       = `^we (?:also |still )?need (?:a|an|the)\b`
 	explicitCues = cues(`let's lets go_with going_with it_is do_that do_both do_it do_this agreed sounds_good yes decided we'll_go we'll_use we'll_do stick_with after_all switch_to switching_to ship_it`)
 	impliedCues  = cues(`fine is_good good ok works stay stays keep sure perfect great acceptable is_right are_right for_now`)
 	reversalCues = cues(`change_of_plan change_of_mind after_all actually instead is_out are_out vetoed wait again let_me_not let's_not lets_not on_second_thought scratch_that changed_my_mind switch_to switching_to not_anymore forget_the forget_about scrap_the ditch_the`)
-	optionRefRE  = regexp.MustCompile(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$`)
+	optionRefRE  = mustPattern(`\b(?:option|approach|choice|number|#)\s*(\d|[a-h])\b|\bgo with (\d)\b|^\(([a-h])\)\.?$|^\(?([a-h]|\d)\)?\s*[.,]\s*|\b(?:go with|do|take|pick|choose)(?: your)? \(?([a-h])\)?[.!]?$`)
 	// trailLabelRE is an option's letter ending a sentence: "so we need
 	// the real restart, (b)".
-	trailLabelRE = regexp.MustCompile(`,\s*\(([a-h])\)[.!]?$`)
-	proposalRE   = regexp.MustCompile(`^(cleaner|fix)\b|^(so|then),? `)
+	trailLabelRE = mustPattern(`,\s*\(([a-h])\)[.!]?$`)
+	proposalRE   = mustPattern(`^(cleaner|fix)\b|^(so|then),? `)
 	proposalCues = cues(`i'd i_would recommend suggest common_fix the_usual pragmatic_choice simplest my_pick`)
-	leadRE       = regexp.MustCompile(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
-	letsRE       = regexp.MustCompile(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|go for|stick with)\b)?\s*(?:your\s+)?`)
-	trailRE      = regexp.MustCompile(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
+	leadRE       = mustPattern(`^(?:(?:ok|okay|yes|yeah|yep|sure|fine|great|(?:good|fair) point(?: about [^,.;:]*)?|good|alright|so|and|also|then|hmm+|ugh|oh|right|agreed|cool|perfect|lol|actually|well|but|just|please|now|anyway|got it|sounds good|thanks|for now|for v1|i think|i guess)\b[\s,.!:—–-]*)+`)
+	letsRE       = mustPattern(`^(?:let'?s|we'll|we will|i'll|we should)\s+(?:just\s+)?(?:(?:go with|do|go for|stick with)\b)?\s*(?:your\s+)?`)
+	trailRE      = mustPattern(`(?:[\s,]+(?:yes|it is|is fine|are fine|fine|then|please|agreed|sounds good|works|is good|is right|are right|ok|sure|after all|instead))+[.!]*$`)
 )
 
 // imperVerbs are the verbs that open an instruction ("add a cap", "use
@@ -353,7 +352,7 @@ func isQuestion(lower string) bool {
 // whQuestionRE is a question asked without its question mark: a question
 // word and then a verb that asks ("what can we do about …", "how do we
 // stop …", "how long would it last", "what about the enemies").
-var whQuestionRE = regexp.MustCompile(`^(?:what|how(?: long| much| many| often)?|where|who|why) (?:can|could|do|does|did|should|would|will|is|are|about)\b`)
+var whQuestionRE = mustPattern(`^(?:what|how(?: long| much| many| often)?|where|who|why) (?:can|could|do|does|did|should|would|will|is|are|about)\b`)
 
 // isRejection reports whether a lower-cased clause turns something down
 // ("no Redis", "let's not", "no auth yet").
@@ -388,12 +387,12 @@ func previousAssistant(t *transcript, i int) int {
 }
 
 var (
-	clauseSplitRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
-	letsSplitRE   = regexp.MustCompile(`(?i),\s+((?:so |but |and )?let'?s\b)`)
-	yesSplitRE    = regexp.MustCompile(`(?i),\s+((?:and )?(?:yes|yep|yeah)\s)`)
-	yesAllSplitRE = regexp.MustCompile(`(?i)^((?:yes|yep|yeah|ok|okay) to (?:all|both)(?: (?:that|of that|of it|of them|of these|three|four|five))?),\s+`)
-	leadingNoRE   = regexp.MustCompile(`^(no|not|don't|do not|never)\b`)
-	trailingNoRE  = regexp.MustCompile(`, (?:no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
+	clauseSplitRE = mustPattern(`;\s+|\s+[—–]\s+|\s+-\s+|\x00`)
+	letsSplitRE   = mustPattern(`(?i),\s+((?:so |but |and )?let'?s\b)`)
+	yesSplitRE    = mustPattern(`(?i),\s+((?:and )?(?:yes|yep|yeah)\s)`)
+	yesAllSplitRE = mustPattern(`(?i)^((?:yes|yep|yeah|ok|okay) to (?:all|both)(?: (?:that|of that|of it|of them|of these|three|four|five))?),\s+`)
+	leadingNoRE   = mustPattern(`^(no|not|don't|do not|never)\b`)
+	trailingNoRE  = mustPattern(`, (?:no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
 // spacedDash reports whether s has a "-" after a space, as a dash
@@ -409,7 +408,7 @@ func spacedDash(s string) bool {
 
 // arrowLabelRE is a short label and an arrow opening a user's sentence:
 // "redis down → ", "429 -> ".
-var arrowLabelRE = regexp.MustCompile(`^((?:[\w'/.-]+ ){0,3}[\w'/.-]+) (?:→|->|=>) \S`)
+var arrowLabelRE = mustPattern(`^((?:[\w'/.-]+ ){0,3}[\w'/.-]+) (?:→|->|=>) \S`)
 
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
 // and before ", let's", after a leading refusal ("No cap, sliding 30 days is
@@ -503,18 +502,18 @@ func andVerbSplit(s string) string {
 
 // topicNoRE is a topic, then "no": "re the two PRs: no, …", "caching:
 // nope." It captures the topic.
-var topicNoRE = regexp.MustCompile(`^(?:re:?\s+|about\s+|as for\s+|regarding\s+)?([a-z][^:,;]{1,40}):\s*(?:no|nope|nah)\b[,.;!]*\s*`)
+var topicNoRE = mustPattern(`^(?:re:?\s+|about\s+|as for\s+|regarding\s+)?([a-z][^:,;]{1,40}):\s*(?:no|nope|nah)\b[,.;!]*\s*`)
 
 // labelNoRE is an option's label turned down: "3 no", "(b) nope".
-var labelNoRE = regexp.MustCompile(`^\(?(?:[a-h]|\d{1,2})\)?\s+(?:no|nope|nah)$`)
+var labelNoRE = mustPattern(`^\(?(?:[a-h]|\d{1,2})\)?\s+(?:no|nope|nah)$`)
 
 // refuseLabelRE is a clause that turns down an option by its label
 // ("scrap A", "ok, drop option 2").
-var refuseLabelRE = regexp.MustCompile(`^(?:(?:ok|okay|so|and|hm+)\W+)*(?:scrap|drop|skip|forget|ditch|not|no)\s+(?:option\s+)?\(?([a-h]|\d{1,2})\)?[.!]?$`)
+var refuseLabelRE = mustPattern(`^(?:(?:ok|okay|so|and|hm+)\W+)*(?:scrap|drop|skip|forget|ditch|not|no)\s+(?:option\s+)?\(?([a-h]|\d{1,2})\)?[.!]?$`)
 
 // commitRE opens a change the user says they are making: "we're dropping
 // TGA", "we are moving the docs to the wiki".
-var commitRE = regexp.MustCompile(`^(?:we're|we are) (?:now |also )?([a-z]+ing)\b`)
+var commitRE = mustPattern(`^(?:we're|we are) (?:now |also )?([a-z]+ing)\b`)
 
 // changeIng are the verbs of a change in progress ("we're dropping X"),
 // unlike those of a state ("we're running Postgres 15", "we're seeing
@@ -543,11 +542,11 @@ func commits(unled string, prev int) bool {
 
 // negatedVerdictRE is a verdict said with "not" ("downtime is not
 // acceptable", "that isn't good"): a constraint or a refusal, no approval.
-var negatedVerdictRE = regexp.MustCompile(`\b(?:not|isn't|aren't|wasn't|never|no longer|doesn't|don't)\s+(?:really |very |quite |at all |entirely )?(?:fine|good|ok|okay|acceptable|great|perfect|right|works?|sure)\b`)
+var negatedVerdictRE = mustPattern(`\b(?:not|isn't|aren't|wasn't|never|no longer|doesn't|don't)\s+(?:really |very |quite |at all |entirely )?(?:fine|good|ok|okay|acceptable|great|perfect|right|works?|sure)\b`)
 
 // doThingRE is a terse clause that takes a proposal by pointing at it:
 // "do the csv thing too", "let's do the resetreas one".
-var doThingRE = regexp.MustCompile(`^(?:let'?s |please )?do the [\w .+/-]{2,30}? (?:thing|one|part|bit|idea|change|fix|approach)(?: too| as well| also)?[.!]*$`)
+var doThingRE = mustPattern(`^(?:let'?s |please )?do the [\w .+/-]{2,30}? (?:thing|one|part|bit|idea|change|fix|approach)(?: too| as well| also)?[.!]*$`)
 
 // decide turns a user clause into a decision when it agrees to something.
 func decide(t *transcript, i, prev int, c, lc string) *candidate {
@@ -667,11 +666,11 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 
 // laterRE is a clause that puts something off: a name of a few words,
 // then "later" ("partitions later", "v5 later on its own").
-var laterRE = regexp.MustCompile(`^(?:[\w.+/-]+\s+){1,3}later\b`)
+var laterRE = mustPattern(`^(?:[\w.+/-]+\s+){1,3}later\b`)
 
 // refusalFirstRE opens a clause that turns something down before it says
 // what to do instead ("scratch the merge then, ").
-var refusalFirstRE = regexp.MustCompile(`^(?:scratch|scrap|forget|ditch)\s[^,;]{1,40},\s+(?:(?:so|and|then)\s+)?(?:go with|use|stay|stick|switch|keep|let'?s)\b`)
+var refusalFirstRE = mustPattern(`^(?:scratch|scrap|forget|ditch)\s[^,;]{1,40},\s+(?:(?:so|and|then)\s+)?(?:go with|use|stay|stick|switch|keep|let'?s)\b`)
 
 // hasWord reports whether s has a word of three letters or more: what
 // says something, unlike "10 s / 20 s".
@@ -692,7 +691,7 @@ func hasWord(s string) bool {
 // labelLeadRE opens a clause with an option's label and a comma, a full
 // stop, "for" or "yes" ("2, summary step", "b. the heartbeat", "2 for
 // last_topic", "3 yes, discoverable + autofill").
-var labelLeadRE = regexp.MustCompile(`^\(?([a-h]|\d{1,2})\)?(?:\s*[.,]|\s+(?:for|yes|yeah|yep)\b[,.]?)\s+`)
+var labelLeadRE = mustPattern(`^\(?([a-h]|\d{1,2})\)?(?:\s*[.,]|\s+(?:for|yes|yeah|yep)\b[,.]?)\s+`)
 
 // namesOfferedLabel reports whether a user's clause, lower-cased and
 // without its acknowledgement, names by its label an option offered
@@ -704,7 +703,7 @@ func namesOfferedLabel(t *transcript, i, prev int, unled string) bool {
 // offeredLabel reports whether re finds a label in unled, with words after
 // it when re only opens a clause, that an assistant message before message
 // i offers. A decimal ("3.1.", "4.2M customers") is no label.
-func offeredLabel(t *transcript, i, prev int, re *regexp.Regexp, unled string) bool {
+func offeredLabel(t *transcript, i, prev int, re *pattern, unled string) bool {
 	if prev < 0 || decimalRE.MatchString(unled) {
 		return false
 	}
@@ -717,7 +716,7 @@ func offeredLabel(t *transcript, i, prev int, re *regexp.Regexp, unled string) b
 }
 
 // decimalRE opens text with a decimal number.
-var decimalRE = regexp.MustCompile(`^\d+[.,]\d`)
+var decimalRE = mustPattern(`^\d+[.,]\d`)
 
 // optionGroup returns the group of the option list sentence s is an item
 // of, or -1 when it is none: a terse answer said in an option's words picks
@@ -757,7 +756,7 @@ var fillerWords = wordSet(`now later yes yeah yep fine too also first then still
 // reasonRE finds where a user's decision goes on to say why: a clause
 // with its own subject ("…, the prometheus folks will kill me", "… so we
 // could swap vendors later") or a bare verdict ("…, simpler").
-var reasonRE = regexp.MustCompile(`(?:[,;]|\s[—–]|\s+so|\s+because|\s+since|\s+as)\s+(?:we|i|they|people|users|everyone|nobody|the [a-z-]+ (?:folks|team|people|guys))\s+[a-z']+|,\s+(?:simpler|cheaper|faster|easier|safer|cleaner)\b`)
+var reasonRE = mustPattern(`(?:[,;]|\s[—–]|\s+so|\s+because|\s+since|\s+as)\s+(?:we|i|they|people|users|everyone|nobody|the [a-z-]+ (?:folks|team|people|guys))\s+[a-z']+|,\s+(?:simpler|cheaper|faster|easier|safer|cleaner)\b`)
 
 // withoutReason cuts a user's decision before the reason it gives, when
 // what is left still says something.
@@ -779,7 +778,7 @@ func withoutReason(s string) string {
 // fullSentenceRE opens a clause with its own subject and verb ("we also
 // need …", "I want …"): it says what it means in full, with no need of the
 // assistant's words.
-var fullSentenceRE = regexp.MustCompile(`^(?:we|i) (?:also |still |really )?(?:need|want|have to|must)\b`)
+var fullSentenceRE = mustPattern(`^(?:we|i) (?:also |still |really )?(?:need|want|have to|must)\b`)
 
 // echoesOption reports whether a terse clause ("Subpaths. next-intl.")
 // repeats the words of one of the options the assistant just listed.
@@ -938,7 +937,7 @@ func itemOverlap(t *transcript, s sentence, want tokenSet) int {
 
 // openSectionRE is the label of a list of what is still to decide
 // ("Things to decide:", "Open questions").
-var openSectionRE = regexp.MustCompile(`\b(?:to decide|open questions?|questions for you|undecided)\b`)
+var openSectionRE = mustPattern(`\b(?:to decide|open questions?|questions for you|undecided)\b`)
 
 // asksOpen reports whether s asks rather than proposes without a question
 // mark: "whether you want trace IDs in your logs", or any item of a list
@@ -1033,8 +1032,8 @@ var (
 	// riskWeakRE marks sentences that only point at the next one ("that's a real risk").
 	// announceOnlyRE is a sentence that only announces a concern to come:
 	// "One more thing on dates", "Be careful about where retries go".
-	announceOnlyRE = regexp.MustCompile(`^(?:(?:one|two|three|a few|a couple of|some) (?:more |last )?(?:things?|caveats?|gotchas?|notes?|concerns?|risks?|warnings?)|be careful (?:about|with)|watch out for|worth a heads-up|a word of caution|heads-up)\b[^.:;!?]*[.:!]?$`)
-	riskWeakRE     = regexp.MustCompile(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
+	announceOnlyRE = mustPattern(`^(?:(?:one|two|three|a few|a couple of|some) (?:more |last )?(?:things?|caveats?|gotchas?|notes?|concerns?|risks?|warnings?)|be careful (?:about|with)|watch out for|worth a heads-up|a word of caution|heads-up)\b[^.:;!?]*[.:!]?$`)
+	riskWeakRE     = mustPattern(`^(yes|and yes|right|true)?,?\s*(that's|that is|this is|your worry is|it's)\s+(a\s+)?(real|valid|fair|good)`)
 	highCues       = cues(`secur* insecure xss attacker* malicious steal stolen leak* password* secret* plaintext
 		compromised credential* token* delete* lose lost data_loss wipe* destroy* overwrit* corrupt* silently
 		prod production outage* all_users arbitrary_code injection inject*`)
@@ -1042,9 +1041,9 @@ var (
 	// riskLeadRE and the two patterns after it, tried in turn, are the
 	// lead that announces a concern: "Note:", "Also —"; "I'm worried
 	// that"; "My worry is", "The catch is", "One risk:".
-	riskLeadRE     = regexp.MustCompile(`(?i)^(?:(?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:also|safety|watch out|careful)(?:[:,.]|\s[—–])\s+)\s*`)
-	riskLeadFeelRE = regexp.MustCompile(`(?i)^(?:[^.:;,]{0,40}?\b)?(?:i'm|i am|we're|we are) (?:just |a bit |really |quite |also )?(?:worried|nervous|concerned|afraid)(?: about the fact)?(?: that)?\s*`)
-	riskLeadNameRE = regexp.MustCompile(`(?i)^(?:my (?:main )?(?:worry|concern) is(?: that)?|(?:one|the|a|another) (?:catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (?:here |with [^ ]+ )?is(?: that)?|one risk is(?: that)?|i'll say it once and then drop it:)\s*`)
+	riskLeadRE     = mustPattern(`(?i)^(?:(?:also|and|but|though)?[, ]*(?:worth planning for|worth knowing|note)[:,]\s*|(?:also|safety|watch out|careful)(?:[:,.]|\s[—–])\s+)\s*`)
+	riskLeadFeelRE = mustPattern(`(?i)^(?:[^.:;,]{0,40}?\b)?(?:i'm|i am|we're|we are) (?:just |a bit |really |quite |also )?(?:worried|nervous|concerned|afraid)(?: about the fact)?(?: that)?\s*`)
+	riskLeadNameRE = mustPattern(`(?i)^(?:my (?:main )?(?:worry|concern) is(?: that)?|(?:one|the|a|another) (?:catch|risk|downside|problem|issue|caveat|thing)[^:]*:|downside:|caveats?:|catch:|risk:|the catch (?:here |with [^ ]+ )?is(?: that)?|one risk is(?: that)?|i'll say it once and then drop it:)\s*`)
 )
 
 // cueList is a set of phrases matched at word boundaries; a phrase ending
@@ -1211,7 +1210,7 @@ func findRisks(t *transcript) []agent.ExtractedRisk {
 
 // fileEntryRE is a line of a file list: a path, then what the file gets
 // ("ingest_db_pool.erl → no crash on connect failure", "a.go: new").
-var fileEntryRE = regexp.MustCompile("^`?([\\w./@+\\[\\]()-]+?)`?\\s*(?::|\\s[—–-]|\\s?→|\\s->)\\s")
+var fileEntryRE = mustPattern("^`?([\\w./@+\\[\\]()-]+?)`?\\s*(?::|\\s[—–-]|\\s?→|\\s->)\\s")
 
 // fileEntry reports whether plain text is a line of a file list: what it
 // says the file gets is work, even when it names a failure it removes.
@@ -1221,7 +1220,7 @@ func fileEntry(plain string) bool {
 }
 
 // limitRE finds a limitation: what something only does, or does not.
-var limitRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,5})(?:only|never|no longer|doesn't|don't|can't|cannot|isn't|aren't|has no|have no|won't)\b`)
+var limitRE = mustPattern(`^((?:[a-z0-9_.'/-]+ ){1,5})(?:only|never|no longer|doesn't|don't|can't|cannot|isn't|aren't|has no|have no|won't)\b`)
 
 // limitBeforeFix reports whether sentence k of ss states a limitation of
 // something ("Screen readers only see the rendered rows.") and the sentence
@@ -1250,7 +1249,7 @@ func limitBeforeFix(t *transcript, ss []sentence, k int) bool {
 
 // modalRE finds a statement of what something can or would do: its
 // subject, the modal and the verb.
-var modalRE = regexp.MustCompile(`^((?:[a-z0-9_.'/-]+ ){1,6})(?:can|could|might|may|would|must never|must not|should never) (?:not |never |still |also |easily |silently |quietly |then |only )?([a-z]+)`)
+var modalRE = mustPattern(`^((?:[a-z0-9_.'/-]+ ){1,6})(?:can|could|might|may|would|must never|must not|should never) (?:not |never |still |also |easily |silently |quietly |then |only )?([a-z]+)`)
 
 // modalNeutral are verbs after a modal that describe rather than warn
 // ("would be", "can do").
@@ -1285,22 +1284,22 @@ func modalConcern(t *transcript, s sentence) bool {
 // delays every email", "… until it's reloaded", "a synchronous query
 // blocks every session"), when it reaches further than the thing itself:
 // everything, everyone, never, for good, twice.
-var consequenceRE = regexp.MustCompile(`\b(?:blocks|stalls) (?:every|all)\b|(?:, so |\bmeans? (?:that )?|, which |, and |\buntil |\botherwise\b|, or )[^.;]*?\b(?:every|whole|anyone|everyone|everyone's|never|nothing|no longer|gone|for good|twice|wrong|missing|nil|zero|full|blocks|delays|rejects|rejected|evicts?|evicted|unavailable|stops)\b`)
+var consequenceRE = mustPattern(`\b(?:blocks|stalls) (?:every|all)\b|(?:, so |\bmeans? (?:that )?|, which |, and |\buntil |\botherwise\b|, or )[^.;]*?\b(?:every|whole|anyone|everyone|everyone's|never|nothing|no longer|gone|for good|twice|wrong|missing|nil|zero|full|blocks|delays|rejects|rejected|evicts?|evicted|unavailable|stops)\b`)
 
 // reassureTailRE is a consequence that reassures: "so there's nothing to
 // clean up", "every hasRole check keeps working", a guarantee ("which only
 // sees the snapshot, never the live document"), or a harm it prevents ("so
 // a retry never sends twice").
-var reassureTailRE = regexp.MustCompile(`\b(?:there's nothing|nothing (?:to|needs|else)|buys nothing|nothing (?:there )?changes|keeps? working|still works)\b|\bonly\b[^,;.]{1,40},\s+never\b|\b(?:never|doesn't|don't|won't|can't|cannot|isn't|no longer)\b[^,;.]{0,30}\b(?:twice|second|duplicate\w*|half)\b`)
+var reassureTailRE = mustPattern(`\b(?:there's nothing|nothing (?:to|needs|else)|buys nothing|nothing (?:there )?changes|keeps? working|still works)\b|\bonly\b[^,;.]{1,40},\s+never\b|\b(?:never|doesn't|don't|won't|can't|cannot|isn't|no longer)\b[^,;.]{0,30}\b(?:twice|second|duplicate\w*|half)\b`)
 
 // concernLabelRE opens a sentence with a label that announces a cost of
 // what was just said: "The price:", "Side effect:", "The flip side is
 // that", "That's a snag:", "Careful:", "One-off cost to plan for:".
-var concernLabelRE = regexp.MustCompile(`^(?:(?:the|one|a|that's a|another) )?(?:price|side[- ]effects?|flip side|snag|careful|one-off cost[^:.]{0,30})(?: is that|:)\s`)
+var concernLabelRE = mustPattern(`^(?:(?:the|one|a|that's a|another) )?(?:price|side[- ]effects?|flip side|snag|careful|one-off cost[^:.]{0,30})(?: is that|:)\s`)
 
 // untilRE is a state that lasts until someone acts: "keeps serving the
 // old code until it's reloaded".
-var untilRE = regexp.MustCompile(`\buntil\b[^.;]*?\b(?:restart|reload|redeploy|expire|rebuil)\w*`)
+var untilRE = mustPattern(`\buntil\b[^.;]*?\b(?:restart|reload|redeploy|expire|rebuil)\w*`)
 
 // impactWords gate consequenceRE, which is slow to fail.
 var impactWords = cues(`every whole anyone everyone everyone's never nothing no_longer gone for_good twice wrong missing nil zero full blocks delays rejects rejected evict evicts evicted unavailable stops`)
@@ -1338,7 +1337,7 @@ func consequenceConcern(t *transcript, s sentence) bool {
 // conditionalRE is a condition and what then happens to something other
 // than the people talking: "If a new record joins, the key will change",
 // "Once the pool is full, requests will wait".
-var conditionalRE = regexp.MustCompile(`^(?:if|unless|once|without)\b[^,;:]{3,90}, ((?:[a-z0-9_.:'/-]+ ){1,6})(?:will|would|won't|wouldn't) (?:not |never |still |also |then |silently |quietly )?([a-z]+)`)
+var conditionalRE = mustPattern(`^(?:if|unless|once|without)\b[^,;:]{3,90}, ((?:[a-z0-9_.:'/-]+ ){1,6})(?:will|would|won't|wouldn't) (?:not |never |still |also |then |silently |quietly )?([a-z]+)`)
 
 // conditionalConcern reports whether an assistant's sentence says what
 // will go wrong under a condition, as conditionalRE reads it.
@@ -1359,14 +1358,14 @@ func conditionalConcern(s sentence) bool {
 }
 
 // refersRE finds a pronoun that stands for something said before.
-var refersRE = regexp.MustCompile(`\b(?:it|this|that|they|them)\b`)
+var refersRE = mustPattern(`\b(?:it|this|that|they|them)\b`)
 
 // openRefRE opens a sentence whose subject is what the sentence before
 // described ("That alone can double the cost").
-var openRefRE = regexp.MustCompile(`^(?:and |but |so )?(?:that|this|it)(?: alone| also| too| in turn)? (?:can|could|will|would|may|might|means|makes|causes|breaks|doubles)\b`)
+var openRefRE = mustPattern(`^(?:and |but |so )?(?:that|this|it)(?: alone| also| too| in turn)? (?:can|could|will|would|may|might|means|makes|causes|breaks|doubles)\b`)
 
 // openParenRE is a parenthetical left open at the end of a sentence.
-var openParenRE = regexp.MustCompile(`\s+\([^()]*$`)
+var openParenRE = mustPattern(`\s+\([^()]*$`)
 
 // withoutAsides returns s without its parenthetical remarks: a risk word in
 // an aside ("versioning (so you can recover a corrupted state)") is not
@@ -1379,7 +1378,7 @@ func withoutAsides(s string) string {
 }
 
 // riskClauseRE splits a long sentence into clauses.
-var riskClauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|:\s+|,\s+(?:and|but|which|so)\s+`)
+var riskClauseRE = mustPattern(`;\s+|\s+[—–]\s+|:\s+|,\s+(?:and|but|which|so)\s+`)
 
 // riskClause keeps the clause of a long sentence that states the concern,
 // with the clause after it when it is short.
@@ -1408,7 +1407,7 @@ func riskClause(s string) string {
 
 // otherwiseRE finds a condition, the precaution it calls for and what
 // happens without it: "if X, Y must happen first, otherwise Z".
-var otherwiseRE = regexp.MustCompile(`(?i)^(if [^,]{8,}?),\s+[^;]*?\b(?:must|should|need to|needs to|has to|have to)\b[^;]*?,?\s+(?:otherwise|or else)\s+(.+)$`)
+var otherwiseRE = mustPattern(`(?i)^(if [^,]{8,}?),\s+[^;]*?\b(?:must|should|need to|needs to|has to|have to)\b[^;]*?,?\s+(?:otherwise|or else)\s+(.+)$`)
 
 // riskConsequence states a warning phrased as advice as the concern itself:
 // "if X, do Y first, otherwise Z" becomes "if X, Z", and a fix after a

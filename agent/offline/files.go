@@ -2,7 +2,6 @@ package offline
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -57,7 +56,7 @@ func pathWithExtension(p, ext string) bool {
 
 // toolConfigRE is a tool's settings in its dot folder: .dvc/config,
 // .cargo/config.
-var toolConfigRE = regexp.MustCompile(`^\.[A-Za-z][A-Za-z-]*/(?:config|settings)$`)
+var toolConfigRE = mustPattern(`^\.[A-Za-z][A-Za-z-]*/(?:config|settings)$`)
 
 // knownFiles are file names without an extension that still name a file.
 var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile
@@ -101,33 +100,33 @@ func fileFields(clause string) []string {
 
 var (
 	// groupSegmentRE is a parenthesised segment between two slashes.
-	groupSegmentRE = regexp.MustCompile(`/\([\w.-]+\)/`)
+	groupSegmentRE = mustPattern(`/\([\w.-]+\)/`)
 	groupHide      = strings.NewReplacer("(", "\x01", ")", "\x02")
 	groupShow      = strings.NewReplacer("\x01", "(", "\x02", ")")
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = regexp.MustCompile(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
 // `.env.production`".
-var refuseRE = regexp.MustCompile(`\b(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) [a-z]+|\bi'm ignoring:`)
+var refuseRE = mustPattern(`\b(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) [a-z]+|\bi'm ignoring:`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
 // that file is turned down, not the others the sentence names.
-var noFileRE = regexp.MustCompile(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`?([^`\\s,;()]+[^`\\s,;().])`?")
+var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`?([^`\\s,;()]+[^`\\s,;().])`?")
 
 // partlyRE marks a clause that leaves a file alone but for one change
 // ("unchanged apart from removing the tracking call"): it still changes.
-var partlyRE = regexp.MustCompile(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
+var partlyRE = mustPattern(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
 var negHint = cues(`no not doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
-var clauseRE = regexp.MustCompile(`;\s+|\s+[—–]\s+|,\s+but\s+`)
+var clauseRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+but\s+`)
 
 // changeCues mark a sentence saying the work changes a file.
 var changeCues = cues(`add adds added new create creates update updates change changes modify edit remove
@@ -135,7 +134,7 @@ var changeCues = cues(`add adds added new create creates update updates change c
 	lives_in attach mount regenerate regenerated generated get gets`)
 
 // listedRE marks a list item that starts with the file: "path — what changes".
-var listedRE = regexp.MustCompile(`^\S+\s+[—–-]\s`)
+var listedRE = mustPattern(`^\S+\s+[—–-]\s`)
 
 // notPathRE matches what looks like a file name but is code: a call
 // ("System.cmd(", "duckdb.sql("), a Ruby bang method ("patron.lock!"), a
@@ -143,7 +142,7 @@ var listedRE = regexp.MustCompile(`^\S+\s+[—–-]\s`)
 // ("experiments.css: true"), or the tail of a name pattern
 // ("manifests/<period>.skipped.jsonl", "{id}.json"), or the units a
 // systemd unit orders itself after ("After=mediamtx.service").
-var notPathRE = regexp.MustCompile(`\b(?:After|Before|Requires|Wants|BindsTo|PartOf|Requisite|Conflicts)=(?:[\w@.-]+\.(?:service|socket|target|timer|mount|path)\b\s*)+|\b[A-Za-z_]\w*\.\w+\(|\b[a-z_]\w*\.[a-z_]\w*!|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
+var notPathRE = mustPattern(`\b(?:After|Before|Requires|Wants|BindsTo|PartOf|Requisite|Conflicts)=(?:[\w@.-]+\.(?:service|socket|target|timer|mount|path)\b\s*)+|\b[A-Za-z_]\w*\.\w+\(|\b[a-z_]\w*\.[a-z_]\w*!|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
 
 // notPaths blanks out what notPathRE matches in a clause.
 func notPaths(clause string) string {
@@ -355,15 +354,15 @@ func stillDoes(lc, cand string) bool {
 
 // tooRE is a sentence that only names files and says the same goes for
 // them: "`health.lua` too.", "and `b.yml` as well".
-var tooRE = regexp.MustCompile("^(?:and |also |same (?:for|with) )?[\\w./`, -]+? (?:too|as well|also)[.!]?$|^same (?:for|with) [\\w./`, -]+[.!]?$")
+var tooRE = mustPattern("^(?:and |also |same (?:for|with) )?[\\w./`, -]+? (?:too|as well|also)[.!]?$|^same (?:for|with) [\\w./`, -]+[.!]?$")
 
 // runtimeVerbRE ends the words before a file a program handles as it
 // runs: "writes `display-names.json`", "load the `settings.json`".
-var runtimeVerbRE = regexp.MustCompile("\\b(?:loads?|reads?|writes?|saves?|downloads?)(?:\\s+(?:a|an|the|its|their|small|new))*\\s*`?$")
+var runtimeVerbRE = mustPattern("\\b(?:loads?|reads?|writes?|saves?|downloads?)(?:\\s+(?:a|an|the|its|their|small|new))*\\s*`?$")
 
 // runtimeWhereRE opens the words after such a file: where it is read
 // from or written to, "(contact id → name) into the App Group".
-var runtimeWhereRE = regexp.MustCompile("^`?(?:\\s*\\([^()]*\\))?\\s+(?:from|to|into)\\s+(?:the\\s+)?(\\w+)")
+var runtimeWhereRE = mustPattern("^`?(?:\\s*\\([^()]*\\))?\\s+(?:from|to|into)\\s+(?:the\\s+)?(\\w+)")
 
 // handledAtRuntime reports whether the bare file name in clause lc is
 // data the program reads or writes where it runs ("`Program.cs`: load
@@ -415,7 +414,7 @@ func dataWritten(lc, cand string) bool {
 
 // asksAboutRE opens a question about how things are, not a request
 // ("Can you also update README.md?") or a proposal ("Should we add …?").
-var asksAboutRE = regexp.MustCompile(`^(?:do|does|did|is|are|was|were|what|which|how|why|where|any)\b`)
+var asksAboutRE = mustPattern(`^(?:do|does|did|is|are|was|were|what|which|how|why|where|any)\b`)
 
 // asksAbout reports whether s asks how things are: "can dagster read the
 // same .env?" does, "can you add it to README.md?" asks for work.
@@ -439,16 +438,16 @@ func asksAbout(s sentence) bool {
 // subjectNegRE is a file, then the words saying it does not change:
 // "`service/app/audit.py` itself doesn't change", "…, and `sim/run.do`
 // stays."
-var subjectNegRE = regexp.MustCompile("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:doesn't|does not|won't|will not) (?:change|need changes)|stays?(?: put| where it is)?[.!]?$|(?:already )?exists(?: already)?[.!]?$)")
+var subjectNegRE = mustPattern("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:doesn't|does not|won't|will not) (?:change|need changes)|stays?(?: put| where it is)?[.!]?$|(?:already )?exists(?: already)?[.!]?$)")
 
 // gitignoredRE is a clause that keeps the files it names out of git: "put
 // them in `secrets.h`, add that to `.gitignore`", "- `.gitignore` — add
 // `include/secrets.h`".
-var gitignoredRE = regexp.MustCompile("\\badd(?:s|ed|ing)? (?:\\S+ ){0,3}to (?:the |your |our )?`?\\.gitignore\\b|^`?\\.gitignore`?\\s+(?:[—–-]|:)\\s*(?:add|list|ignore)s?\\b|\\b(?:is|are|stays?|kept) git-?ignored\\b|\\b(?:is|are)(?: already)? (?:listed )?in (?:the |your |our )?`?\\.gitignore\\b")
+var gitignoredRE = mustPattern("\\badd(?:s|ed|ing)? (?:\\S+ ){0,3}to (?:the |your |our )?`?\\.gitignore\\b|^`?\\.gitignore`?\\s+(?:[—–-]|:)\\s*(?:add|list|ignore)s?\\b|\\b(?:is|are|stays?|kept) git-?ignored\\b|\\b(?:is|are)(?: already)? (?:listed )?in (?:the |your |our )?`?\\.gitignore\\b")
 
 // alreadyIgnoredRE is a clause saying `.gitignore` already lists what it
 // should: "keystore.properties is in .gitignore already".
-var alreadyIgnoredRE = regexp.MustCompile("\\.gitignore`?,? already\\b|\\balready (?:listed )?in (?:the |your |our )?`?\\.gitignore\\b")
+var alreadyIgnoredRE = mustPattern("\\.gitignore`?,? already\\b|\\balready (?:listed )?in (?:the |your |our )?`?\\.gitignore\\b")
 
 // gitignored reports whether clause lc keeps the file named cand out of
 // git: cand comes before the words that do so, or after the ".gitignore"
@@ -470,18 +469,18 @@ var repoWords = wordSet(`repo repository project git source tree commit root`)
 
 // refuseItRE is the assistant's refusal of what the sentence before
 // reports being asked: "I won't do either.", "I'm not doing any of that".
-var refuseItRE = regexp.MustCompile(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+|[a-z]+ing(?:,? (?:or|and|nor) [a-z]+ing)?\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out|(?:i'm|i am) ignoring (?:it|that|this|them|those|these)|i(?:'ll| will) ignore (?:it|that|this|them|those|these))\b`)
+var refuseItRE = mustPattern(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+|[a-z]+ing(?:,? (?:or|and|nor) [a-z]+ing)?\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out|(?:i'm|i am) ignoring (?:it|that|this|them|those|these)|i(?:'ll| will) ignore (?:it|that|this|them|those|these))\b`)
 
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one".
-var leaveItRE = regexp.MustCompile(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?)\b`)
+var leaveItRE = mustPattern(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?)\b`)
 
 // leftThereRE ends a clause that leaves the file of the clause before as
 // it is: "… I just read through it, so nothing to change there".
-var leftThereRE = regexp.MustCompile(`\bnothing to change (?:there|here|in it)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
+var leftThereRE = mustPattern(`\bnothing to change (?:there|here|in it)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
-var entryRE = regexp.MustCompile("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
+var entryRE = mustPattern("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
 
 // describedAfter reports whether lower-cased clause lc is a file list's
 // entry ("a.ts: …", "a.ts — …") whose word of negation comes only late in
@@ -509,7 +508,7 @@ func describedAfter(lc string) bool {
 
 // siblingRE is a file and its sibling with another extension, written
 // once: "src/ProjectDocument.h/.cpp".
-var siblingRE = regexp.MustCompile(`^(.+)\.(\w{1,6})/\.(\w{1,6})$`)
+var siblingRE = mustPattern(`^(.+)\.(\w{1,6})/\.(\w{1,6})$`)
 
 // siblingFiles returns the files a field names: both of "Doc.h/.cpp",
 // else the field itself.
@@ -558,16 +557,16 @@ func filesOf(t *transcript) []fileMention {
 // frozenDirRE is a folder the work leaves alone as a whole: "nothing
 // under `rtl/` changes", "don't touch anything in rtl/", "`vendor/` is
 // frozen".
-var frozenDirRE = regexp.MustCompile("(?i)(?:\\bnothing (?:under|in|inside)|\\b(?:don't|dont|do not|won't|will not|never) touch anything (?:under|in|inside)) `?((?:[\\w.-]+/)+)`? ?(?:(?:changes|is touched|gets touched|needs (?:a |any )?changes?)\\b|[,.;]|$)|`((?:[\\w.-]+/)+)` (?:is|stays|remains) (?:frozen|off-limits|off limits)\\b|(?:^|\\s)((?:[\\w.-]+/)+) (?:is|stays|remains) (?:frozen|off-limits|off limits)\\b")
+var frozenDirRE = mustPattern("(?i)(?:\\bnothing (?:under|in|inside)|\\b(?:don't|dont|do not|won't|will not|never) touch anything (?:under|in|inside)) `?((?:[\\w.-]+/)+)`? ?(?:(?:changes|is touched|gets touched|needs (?:a |any )?changes?)\\b|[,.;]|$)|`((?:[\\w.-]+/)+)` (?:is|stays|remains) (?:frozen|off-limits|off limits)\\b|(?:^|\\s)((?:[\\w.-]+/)+) (?:is|stays|remains) (?:frozen|off-limits|off limits)\\b")
 
 // dirExceptRE opens the exception to a folder left alone: "nothing under
 // `db/` changes except the new migration".
-var dirExceptRE = regexp.MustCompile(`^\s*(?:except|apart from|other than|besides|but for|but)\b`)
+var dirExceptRE = mustPattern(`^\s*(?:except|apart from|other than|besides|but for|but)\b`)
 
 // leftPartRE is a part of the project the work leaves alone, named by a
 // word of its files' paths: "Please don't change the reporting." beside
 // `src/Clinic.Reporting/Queries/PatientStatistics.sql`.
-var leftPartRE = regexp.MustCompile(`(?i)\b(?:don't|dont|do not|won't|will not|shouldn't|no need to) (?:change|touch|modify|edit) (?:the|our|any of the) ([a-z][a-z-]{3,})(?: (?:code|module|part|side|stuff|layer|folder|project))?\s*(?:[.,;!]|$)`)
+var leftPartRE = mustPattern(`(?i)\b(?:don't|dont|do not|won't|will not|shouldn't|no need to) (?:change|touch|modify|edit) (?:the|our|any of the) ([a-z][a-z-]{3,})(?: (?:code|module|part|side|stuff|layer|folder|project))?\s*(?:[.,;!]|$)`)
 
 // leaveFrozen marks the mentions, up to the message that says so, of the
 // files inside a folder the work leaves alone: those under it, and bare
@@ -641,7 +640,7 @@ func namesDir(sentence, dir string) bool {
 // outsidePathRE is a path outside the repository, with a file name at its
 // end: under the home folder or a system folder. (A checkout under /home,
 // /Users, /app or /nix/store holds the repository's own files.)
-var outsidePathRE = regexp.MustCompile(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/opt|/tmp|/srv|/root|/run|/mnt)/(?:[\w.@+-]+/)*([\w@+-]+\.[\w.-]*\w)`)
+var outsidePathRE = mustPattern(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/opt|/tmp|/srv|/root|/run|/mnt)/(?:[\w.@+-]+/)*([\w@+-]+\.[\w.-]*\w)`)
 
 // outsideNames returns the file names at the end of paths outside the
 // repository that msgs mention.
@@ -662,7 +661,7 @@ func outsideNames(msgs []agent.TranscriptMessage) map[string]bool {
 }
 
 // urlHostRE is the host of a link.
-var urlHostRE = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://([A-Za-z0-9][A-Za-z0-9.-]*)`)
+var urlHostRE = mustPattern(`\b[a-z][a-z0-9+.-]*://([A-Za-z0-9][A-Za-z0-9.-]*)`)
 
 // urlHosts returns the host names of the links in msgs, lower-cased.
 func urlHosts(msgs []agent.TranscriptMessage) map[string]bool {
@@ -683,7 +682,7 @@ func urlHosts(msgs []agent.TranscriptMessage) map[string]bool {
 
 // codeHeaderRE is the first line of a code block that names the file it
 // holds: "-- migrations/0001_create.sql", "// internal/cache/lru.go".
-var codeHeaderRE = regexp.MustCompile(`^(?://|#|--|;+|/\*|<!--)\s*` + "`?" + `([\w./@+\[\]()-]+\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\([^()]*\)\s*)?(?:\*/|-->)?$`)
+var codeHeaderRE = mustPattern(`^(?://|#|--|;+|/\*|<!--)\s*` + "`?" + `([\w./@+\[\]()-]+\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\([^()]*\)\s*)?(?:\*/|-->)?$`)
 
 // codeHeaderFiles returns the files the assistant's code blocks name on
 // their first line. Code the user pasted is theirs to quote, not a plan:
@@ -840,16 +839,16 @@ func looksLikeFile(p string) bool {
 // hyphenated names (.tool-versions, .python-version, .clang-format). A
 // dot before a single plain word (.then, .map, .js) is a method or an
 // extension, so it takes one of these two shapes.
-var dotfileRE = regexp.MustCompile(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
+var dotfileRE = mustPattern(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
 
 // pinInputRE is the stem of an input file that a tool compiles into a
 // pinned or generated one: requirements.in, dev-requirements.in,
 // constraints.in, MANIFEST.in.
-var pinInputRE = regexp.MustCompile(`^(?:[\w-]*requirements[\w-]*|constraints|MANIFEST)$`)
+var pinInputRE = mustPattern(`^(?:[\w-]*requirements[\w-]*|constraints|MANIFEST)$`)
 
 // javaPackageRE is a JVM package name, its reversed domain first: four
 // dotted parts or more.
-var javaPackageRE = regexp.MustCompile(`^(?:com|org|io|net|dev|me|edu|gov|de|fr|uk|nl|ch|se|jp|br)\.(?:[a-z][a-z0-9_]*\.){2,}[a-z][a-z0-9_]*$`)
+var javaPackageRE = mustPattern(`^(?:com|org|io|net|dev|me|edu|gov|de|fr|uk|nl|ch|se|jp|br)\.(?:[a-z][a-z0-9_]*\.){2,}[a-z][a-z0-9_]*$`)
 
 // mixedCaseExtensions are the extensions written in mixed case.
 var mixedCaseExtensions = wordSet(`Rmd Rd Rproj Rnw`)
@@ -871,7 +870,7 @@ var anyFileStems = wordSet(`anything whatever something`)
 
 // unitTemplateRE is a systemd template unit and its instances:
 // "timelapse-notify@.service", "getty@tty1.service".
-var unitTemplateRE = regexp.MustCompile(`^[\w.-]+@[\w.-]*\.(?:service|socket|timer|target|mount|path)$`)
+var unitTemplateRE = mustPattern(`^[\w.-]+@[\w.-]*\.(?:service|socket|timer|target|mount|path)$`)
 
 // extensionPattern reports whether base names a kind of file by its
 // double extension (".svelte.ts", ".test.tsx", ".d.ts") rather than a
@@ -1031,10 +1030,10 @@ func listedApart(a, b []fileMention) bool {
 }
 
 // rootRE finds a sentence that places a file at the repository's root.
-var rootRE = regexp.MustCompile(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\b(?:root|top)-level\b|\bthe root's\b`)
+var rootRE = mustPattern(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\b(?:root|top)-level\b|\bthe root's\b`)
 
 // dirRE finds a folder named in a sentence: "infra/", "src/app/".
-var dirRE = regexp.MustCompile(`(?:^|[\s(])((?:[A-Za-z0-9_.-]+/)+)(?:[\s,.:;)]|$)`)
+var dirRE = mustPattern(`(?:^|[\s(])((?:[A-Za-z0-9_.-]+/)+)(?:[\s,.:;)]|$)`)
 
 // inNamedDir returns the path of paths that joins a folder named in
 // sentence with the bare name short, or "".

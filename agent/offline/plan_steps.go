@@ -3,7 +3,6 @@ package offline
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -20,15 +19,15 @@ type dependency struct {
 var (
 	// createsRE marks a decision or file context that brings something new
 	// into being: later work on the same file waits for it.
-	createsRE = regexp.MustCompile(`\b(?:new|create|creates|add a|add an|introduce|scaffold|bootstrap|migration|schema|table)\b`)
+	createsRE = mustPattern(`\b(?:new|create|creates|add a|add an|introduce|scaffold|bootstrap|migration|schema|table)\b`)
 	// testStepRE marks a decision about tests, which wait for what they test.
-	testStepRE = regexp.MustCompile(`^(?:add |write |cover |extend )?(?:an? )?(?:unit |integration |end-to-end |e2e |load |request |smoke )?tests?\b|\btests? (?:for|of|that|in)\b`)
+	testStepRE = mustPattern(`^(?:add |write |cover |extend )?(?:an? )?(?:unit |integration |end-to-end |e2e |load |request |smoke )?tests?\b|\btests? (?:for|of|that|in)\b`)
 	// afterRE finds "after X", "once X" or "when X is done" in a decision.
-	afterRE = regexp.MustCompile(`\b(?:after|once|following)\s+(.{4,80}?)(?:[,;.]|$)`)
+	afterRE = mustPattern(`\b(?:after|once|following)\s+(.{4,80}?)(?:[,;.]|$)`)
 	// firstRE marks a decision said to come first as a whole: it opens or
 	// ends with "first" ("first, back up the table", "merge on id first").
 	// "loaders first" inside a decision orders its own parts, not the plan.
-	firstRE = regexp.MustCompile(`^(?:first|start with|begin with)\b|\bfirst[.!]?$|\bbefore (?:anything|all)\b`)
+	firstRE = mustPattern(`^(?:first|start with|begin with)\b|\bfirst[.!]?$|\bbefore (?:anything|all)\b`)
 )
 
 // order returns the decisions in the order their steps should run, and for
@@ -214,10 +213,10 @@ func fileVerb(decision string, f agent.ContextFile) string {
 }
 
 // removeRE marks a decision that takes something away.
-var removeRE = regexp.MustCompile(`\b(?:remove|delete|drop)\b`)
+var removeRE = mustPattern(`\b(?:remove|delete|drop)\b`)
 
 // newFileRE marks a file that does not exist yet.
-var newFileRE = regexp.MustCompile(`^new\b|\b(?:new file|create|created|(?:a|an) new)\b`)
+var newFileRE = mustPattern(`^new\b|\b(?:new file|create|created|(?:a|an) new)\b`)
 
 // onScreen is the check of a step that changes what people see.
 const onScreen = "a component or browser test shows “%s” on screen"
@@ -225,19 +224,19 @@ const onScreen = "a component or browser test shows “%s” on screen"
 // doneKinds are kinds of work, each with the words that name it and the
 // check that shows a step of that kind is done.
 var doneKinds = []struct {
-	re    *regexp.Regexp
+	re    *pattern
 	check string
 }{
 	{testStepRE, "the tests for “%s” run in CI, pass, and fail when the behaviour they cover is removed"},
 	// "Keep wkhtmltopdf for now": nothing to build, only to keep true.
-	{regexp.MustCompile(`^(?:keep|stay|stick|leave|continue)\b`), "the other steps are in and “%s” still holds: nothing in the diff replaces it"},
-	{regexp.MustCompile(`\b(?:migrat\w*|schema|table|column|index|backfill)\b`), "the migration for “%s” applies and rolls back cleanly on a copy of the real data"},
-	{regexp.MustCompile(`\b(?:remove|delete|drop|retire)\b`), "nothing references what “%s” takes away, and the build and tests pass"},
-	{regexp.MustCompile(`\b(?:endpoint|route|api|request|response|header|status|[1-5]\d\d)\b`), "an integration test sends a request and gets back what “%s” promises"},
-	{regexp.MustCompile(`\b(?:metric|alert|alarm|log|logs|dashboard|monitor\w*|trace)\b`), "the signal from “%s” shows up where the team watches, checked once in staging"},
-	{regexp.MustCompile(`\b(?:config|setting|env|environment variable|flag|yaml|toml|default)\b`), "the setting of “%s” is read at start-up, and its default is documented"},
-	{regexp.MustCompile(`\b(?:page|screen|button|banner|component|view|form|ui|modal)\b`), onScreen},
-	{regexp.MustCompile(`\b(?:doc|docs|readme|runbook|document)\b`), "the text for “%s” is merged and a teammate has followed it once"},
+	{mustPattern(`^(?:keep|stay|stick|leave|continue)\b`), "the other steps are in and “%s” still holds: nothing in the diff replaces it"},
+	{mustPattern(`\b(?:migrat\w*|schema|table|column|index|backfill)\b`), "the migration for “%s” applies and rolls back cleanly on a copy of the real data"},
+	{mustPattern(`\b(?:remove|delete|drop|retire)\b`), "nothing references what “%s” takes away, and the build and tests pass"},
+	{mustPattern(`\b(?:endpoint|route|api|request|response|header|status|[1-5]\d\d)\b`), "an integration test sends a request and gets back what “%s” promises"},
+	{mustPattern(`\b(?:metric|alert|alarm|log|logs|dashboard|monitor\w*|trace)\b`), "the signal from “%s” shows up where the team watches, checked once in staging"},
+	{mustPattern(`\b(?:config|setting|env|environment variable|flag|yaml|toml|default)\b`), "the setting of “%s” is read at start-up, and its default is documented"},
+	{mustPattern(`\b(?:page|screen|button|banner|component|view|form|ui|modal)\b`), onScreen},
+	{mustPattern(`\b(?:doc|docs|readme|runbook|document)\b`), "the text for “%s” is merged and a teammate has followed it once"},
 }
 
 // doneWhen says how to tell a step is finished, specific to its decision

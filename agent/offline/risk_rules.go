@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -12,35 +11,35 @@ import (
 var (
 	// riskSectionRE names a section whose items are risks ("Known
 	// trade-offs", "Caveats", "Things to watch").
-	riskSectionRE = regexp.MustCompile(`\b(?:trade-?offs?|risks?|caveats?|downsides?|gotchas?|pitfalls?|watch out|to watch|concerns?|known issues?)\b`)
+	riskSectionRE = mustPattern(`\b(?:trade-?offs?|risks?|caveats?|downsides?|gotchas?|pitfalls?|watch out|to watch|concerns?|known issues?)\b`)
 	// concernLeadRE is a lead-in that announces a concern before stating
 	// it ("The flip side is the real issue:", "One more long-term concern:",
 	// "The downside is bluntness —").
-	concernLeadRE = regexp.MustCompile(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up|snag|side[- ]effects?|price|careful|cost)\b[^:;—–]{0,50}(?::|\s[—–])\s+`)
+	concernLeadRE = mustPattern(`^[^:;—–]{0,60}\b(?:catch|risk|downside|problem|issue|concern|flip side|trade-?off|gotcha|caveat|worry|thing to watch|heads-up|snag|side[- ]effects?|price|careful|cost)\b[^:;—–]{0,50}(?::|\s[—–])\s+`)
 	// concernWords gate concernLeadRE, which is slow to fail.
 	concernWords = cues(`catch risk downside problem issue concern flip_side trade-off tradeoff gotcha caveat worry thing_to_watch heads-up snag side_effect price careful cost`)
 	// mitigationHint gates mitigationRE.
 	mitigationHint = cues(`avoids prevents fixes keeps fine problem if stops protects`)
 	// mitigationRE marks a sentence that removes a concern rather than
 	// raising one.
-	mitigationRE = regexp.MustCompile(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b|^if\b.*\b(?:we|you) (?:can|could)\b|\b(?:stops|protects)\b.*\bfrom\b`)
+	mitigationRE = mustPattern(`\b(?:avoids|prevents|also fixes|keeps [a-z ]{0,20}(?:fast|safe)|that's fine|is fine|isn't a problem|not a problem)\b|^(?:if that's too slow|if you later)\b|^if\b.*\b(?:we|you) (?:can|could)\b|\b(?:stops|protects)\b.*\bfrom\b`)
 	// flagRE marks an assistant's warning that pasted text addresses AI
 	// tools ("contains text addressed to an AI assistant", "an instruction
 	// planted for AI tools", "addressed to automated agents", "reads like
 	// a prompt-injection attempt"): untrusted input that tries to steer
 	// tooling is a risk of its own, whatever it asks for.
-	flagRE = regexp.MustCompile(`\b(?:addressed to|address(?:es|ing)|aimed at|directed at|(?:planted|meant|written|intended) for|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?|automated (?:assistants?|tools?|agents?|systems?))\b|\bprompt[- ]injection\b|\b(?:asks?|asking|tells?|telling|instructs?|instructing) (?:me|an assistant|the assistant|assistants) to (?:\w+ )?(?:print|paste|cat|commit|delete|remove|dump|upload|send|post|reveal|share|copy|push)\b`)
+	flagRE = mustPattern(`\b(?:addressed to|address(?:es|ing)|aimed at|directed at|(?:planted|meant|written|intended) for|tells?|telling|asks?|asking|instructs?|instructing) (?:an? |the )?(?:(?:ai|llm|language model)s? ?(?:assistants?|tools?|models?|agents?)?|automated (?:assistants?|tools?|agents?|systems?))\b|\bprompt[- ]injection\b|\b(?:asks?|asking|tells?|telling|instructs?|instructing) (?:me|an assistant|the assistant|assistants) to (?:\w+ )?(?:print|paste|cat|commit|delete|remove|dump|upload|send|post|reveal|share|copy|push)\b`)
 	// flagHint gates flagRE.
 	flagHint = cues(`ai llm* language_model prompt-injection prompt_injection automated assistant asks_me asking_me tells_me telling_me instructs_me`)
 	// meansLeadRE opens a sentence that draws the consequence of what was
 	// said before ("But it does mean a client can …").
-	meansLeadRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
+	meansLeadRE = mustPattern(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?means?(?: that)?\s+`)
 	// adviceTailRE is advice after a concern (", so it's worth checking
 	// that …"): what to do about it, not the concern.
-	adviceTailRE = regexp.MustCompile(`(?i),\s+(?:so|which) (?:it's|it is|is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check|treat|keep|avoid|don't)\b.*$`)
+	adviceTailRE = mustPattern(`(?i),\s+(?:so|which) (?:it's|it is|is) worth\b.*$|,\s+so (?:make sure|you should|you'll want to|check|treat|keep|avoid|don't)\b.*$`)
 	// userConcernRE marks a user's own worry, which counts even in their
 	// opening description.
-	userConcernRE = regexp.MustCompile(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if|(?:don't|do not) want)\b`)
+	userConcernRE = mustPattern(`\b(?:worr(?:y|ied)|concern|nervous|afraid|scared|risk|what if|(?:don't|do not) want)\b`)
 )
 
 // inRiskSection reports whether s is an item listed under a label that
@@ -72,13 +71,13 @@ func isMitigation(lower string) bool {
 }
 
 // reassureRE opens a sentence that answers a worry by playing it down.
-var reassureRE = regexp.MustCompile(`^(?:not much|not really|not a problem|no problem|nothing breaks|(?:that|it|this) (?:still works|keeps working|is still fine|stays fine))\b`)
+var reassureRE = mustPattern(`^(?:not much|not really|not a problem|no problem|nothing breaks|(?:that|it|this) (?:still works|keeps working|is still fine|stays fine))\b`)
 
 // announceLeadRE opens a sentence by announcing that something follows
 // which the listener should know, without naming it: "Be aware that",
 // "Keep in mind", "One more thing:", "Last note:", "One more gap to be
 // aware of:", "Keep an eye on memory:".
-var announceLeadRE = regexp.MustCompile(`^(?:(?:be aware|keep in mind|bear in mind)(?: that)?[,:]?\s+|(?:one more|one last|last|a last|another|final|keep an eye on|watch)\b[^:.]{0,40}:\s+)`)
+var announceLeadRE = mustPattern(`^(?:(?:be aware|keep in mind|bear in mind)(?: that)?[,:]?\s+|(?:one more|one last|last|a last|another|final|keep an eye on|watch)\b[^:.]{0,40}:\s+)`)
 
 // announces reports whether a lower-cased sentence opens with a lead that
 // announces what follows ("Keep an eye on memory:"): an imperative in
@@ -167,11 +166,11 @@ func containsAny(s string, subs ...string) bool {
 
 // proposeLeadRE opens a sentence that proposes a fix rather than raising a
 // concern ("I'd keep btree", "Then throttle on lag", "Treat it as …").
-var proposeLeadRE = regexp.MustCompile(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?|assert|verify|ensure|since we)\b`)
+var proposeLeadRE = mustPattern(`^(?:i'd|i would|i'll|we'll|let's|then|so|treat|make sure|keep|add|use|set|either|tests?|assert|verify|ensure|since we)\b`)
 
 // weHandleRE is a condition and what we do then: "if the insert fails,
 // we return AE …".
-var weHandleRE = regexp.MustCompile(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i) (?:then )?[a-z]+.*)$`)
+var weHandleRE = mustPattern(`^(?:if|when|whenever) [^,]{3,80}, ((?:we|i) (?:then )?[a-z]+.*)$`)
 
 // notConcern reports whether s, though it has a risk word, proposes rather
 // than warns: a fix, one of the options on offer, or a user's remark that
@@ -212,7 +211,7 @@ func notConcern(t *transcript, s sentence) bool {
 
 // drawbackLeadRE opens a sentence that names a drawback: "The downside is
 // that", "The catch:", "The cost is".
-var drawbackLeadRE = regexp.MustCompile(`^(?:the|one|its|a) (?:main |big |real |only )?(?:downside|catch|cost|drawback|risk|trade-?off|price)s?(?: here)?(?: is(?: that)?|:)\s`)
+var drawbackLeadRE = mustPattern(`^(?:the|one|its|a) (?:main |big |real |only )?(?:downside|catch|cost|drawback|risk|trade-?off|price)s?(?: here)?(?: is(?: that)?|:)\s`)
 
 // namesDrawback reports whether s, a sentence of an option on offer,
 // names the option's drawback ("The downside is that a real rebuild then
@@ -247,7 +246,7 @@ func concernOnly(s string) string {
 // otherwiseTailRE splits advice from what happens without it: "add
 // format=yuv420p after each scale, otherwise libx264 may pick a 10-bit
 // profile", "delete the token or you'll keep sending to it forever".
-var otherwiseTailRE = regexp.MustCompile(`(?i)(?:[,;]|\s[—–])\s+(?:otherwise|or else)\s+|,?\s+or\s+(?:you'll|you will|it'll|it will|they'll|we'll)\b`)
+var otherwiseTailRE = mustPattern(`(?i)(?:[,;]|\s[—–])\s+(?:otherwise|or else)\s+|,?\s+or\s+(?:you'll|you will|it'll|it will|they'll|we'll)\b`)
 
 // withoutVerbs are the verbs of advice whose object, left out, is the
 // cause of the harm: "add X, otherwise Z" is "without X, Z".
@@ -255,7 +254,7 @@ var withoutVerbs = wordSet(`add use set keep include enable pin apply put pass w
 
 // withoutLeadRE opens a sentence that says what happens when something is
 // missing: "Without X, …".
-var withoutLeadRE = regexp.MustCompile(`^without [^,;:]{3,80}, `)
+var withoutLeadRE = mustPattern(`^without [^,;:]{3,80}, `)
 
 // warnsOtherwise reports whether lower-cased advice says what happens
 // without it: then the advice carries a risk.
@@ -308,14 +307,14 @@ func otherwiseRisk(s string) (string, bool) {
 
 // adviceRE opens a clause that says what someone should do: "the
 // callback should log it", "you need to pin it".
-var adviceRE = regexp.MustCompile(`^(?:[a-z0-9_.()'-]+ ){0,5}(?:should|must|needs to|need to|has to|have to)\b`)
+var adviceRE = mustPattern(`^(?:[a-z0-9_.()'-]+ ){0,5}(?:should|must|needs to|need to|has to|have to)\b`)
 
 // butRE finds where an option's drawback starts: "…, but installing an
 // unrelated package can silently change …".
-var butRE = regexp.MustCompile(`(?i)[,;]\s+but\s+|\.\s+but\s+|\s+[—–]\s+but\s+`)
+var butRE = mustPattern(`(?i)[,;]\s+but\s+|\.\s+but\s+|\s+[—–]\s+but\s+`)
 
 // semiRE finds the clause after an option's semicolon.
-var semiRE = regexp.MustCompile(`;\s+`)
+var semiRE = mustPattern(`;\s+`)
 
 // optionDownside returns the drawback an option on offer comes with, when
 // it says what could go wrong ("Plugins win: lets people replace
@@ -431,7 +430,7 @@ func saidAfter(t *transcript, i int, concern, decision string) bool {
 // ("contains text addressed to an AI assistant, asking it to", "is an
 // instruction aimed at AI tools, telling me to", "reads like a
 // prompt-injection attempt — it tells AI tools to").
-var injectionNoteRE = regexp.MustCompile(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:(?:written|phrased|worded) as\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for|planted for|meant for)\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:text|instruction|comment|note|line|message)s?\s+(?:to\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:telling|asking|instructing)\s+(?:an?\s+|the\s+)?` + aiRE + `\s+to\b)|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:and\s+)?(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+(?:to(?:\s+have you)?|for)\b|:)?\s*`)
+var injectionNoteRE = mustPattern(`(?i)\s*\b(?:(?:contains|has|is|it's|it is|reads like)\s+)?(?:(?:written|phrased|worded) as\s+)?(?:an?\s+|the\s+)?(?:hidden\s+|html\s+|short\s+)*(?:(?:(?:text|instruction|comment|note|line|message)s?\s+)?(?:addressed to|aimed at|directed at|written for|planted for|meant for)\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:text|instruction|comment|note|line|message)s?\s+(?:to\s+(?:an?\s+|the\s+)?` + aiRE + `|(?:telling|asking|instructing)\s+(?:an?\s+|the\s+)?` + aiRE + `\s+to\b)|prompt[- ]injection(?:\s+attempt)?(?:\s+[—–]\s+it)?)(?:,?\s+(?:and\s+)?(?:telling|asking|instructing|tells|asks|instructs)(?:\s+(?:me|it|them|you|ai tools|ai assistants))?\s+(?:to(?:\s+have you)?|for)\b|:)?\s*`)
 
 // aiRE names AI tools as pasted text addresses them: "AI assistants", "an
 // LLM", "automated agents".
@@ -439,14 +438,14 @@ const aiRE = `(?:(?:ai|llm)s?(?:\s+(?:assistant|tool|agent|model)s?)?|automated\
 
 // injectionLeadRE is what opens a warning before naming the pasted text:
 // "First, about that ticket:", "Before the design:".
-var injectionLeadRE = regexp.MustCompile(`(?i)^(?:first|before [^,:]{1,30}|about|also|one more thing|(?:a )?(?:quick |short )?(?:flag|note|word|heads-up) (?:on|about))?[,:]?\s*(?:about\s+)?`)
+var injectionLeadRE = mustPattern(`(?i)^(?:first|before [^,:]{1,30}|about|also|one more thing|(?:a )?(?:quick |short )?(?:flag|note|word|heads-up) (?:on|about))?[,:]?\s*(?:about\s+)?`)
 
 // itIsRE opens a sentence that says what "it" is.
-var itIsRE = regexp.MustCompile(`(?i)^it(?:'s| is)\s+`)
+var itIsRE = mustPattern(`(?i)^it(?:'s| is)\s+`)
 
 // injectionSubjectRE cuts what a lead says of the pasted text ("That
 // comment at the bottom isn't part of the technique") to the text itself.
-var injectionSubjectRE = regexp.MustCompile(`(?i)\s+(?:is|isn't|is not|was|has|contains|looks)\b.*$`)
+var injectionSubjectRE = mustPattern(`(?i)\s+(?:is|isn't|is not|was|has|contains|looks)\b.*$`)
 
 // injectionRisk restates an assistant's warning that pasted text addresses
 // AI tools in the words such a risk is put in: what the text is, that it
@@ -469,7 +468,7 @@ func injectionRisk(s string) (string, bool) {
 
 // heldByRE is the verb that ends a subject holding pasted text: "That
 // snippet carries", "HOL-2291 carried", "The issue comment was".
-var heldByRE = regexp.MustCompile(`(?i)\s+(?:carries|carried|holds|held|includes|included|hides|hid|has|had|contains|contained|is|was|are|were)$`)
+var heldByRE = mustPattern(`(?i)\s+(?:carries|carried|holds|held|includes|included|hides|hid|has|had|contains|contained|is|was|are|were)$`)
 
 // injectionParts splits an assistant's warning about pasted text into the
 // text it names and what that text asks AI tools to do, "" when the
@@ -526,7 +525,7 @@ func injectionParts(s string) (subject, ask string, ok bool) {
 // injectionImpactRE opens the sentence that says what a prompt injection
 // in pasted text shows about where the text came from ("It does mean
 // something can write notes into your tickets").
-var injectionImpactRE = regexp.MustCompile(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?(?:means?|shows?)(?: that)?\s+`)
+var injectionImpactRE = mustPattern(`(?i)^(?:but |and |so )?(?:it|this|that) (?:does |also )?(?:means?|shows?)(?: that)?\s+`)
 
 // injectionRiskAt states the risk of sentence k of ss, an assistant's
 // warning that pasted text addresses AI tools. When a later sentence of the
@@ -566,7 +565,7 @@ func falseAlarm(s sentence) bool {
 }
 
 // inlineCodeRE finds a span of inline code.
-var inlineCodeRE = regexp.MustCompile("`[^`]+`")
+var inlineCodeRE = mustPattern("`[^`]+`")
 
 // codeOnly reports whether the only words of risk in a sentence, as
 // written, are inside inline code: "`destroySession` and redirect" names
@@ -577,7 +576,7 @@ func codeOnly(raw string) bool {
 
 // quotedRE finds text of five words or more in double quotes: a log
 // line, an error message.
-var quotedRE = regexp.MustCompile(`"[^"]*(?:\s[^"\s]+){4}[^"]*"|“[^”]*(?:\s[^”\s]+){4}[^”]*”`)
+var quotedRE = mustPattern(`"[^"]*(?:\s[^"\s]+){4}[^"]*"|“[^”]*(?:\s[^”\s]+){4}[^”]*”`)
 
 // quotedOnly reports whether the only words of risk in a lower-cased
 // sentence are inside a quoted message: 'both log "no key passed;
@@ -589,7 +588,7 @@ func quotedOnly(lower string) bool {
 }
 
 // otherwiseWordRE finds "otherwise" and the clause after it.
-var otherwiseWordRE = regexp.MustCompile(`\botherwise,?\s*([^,;:]*)`)
+var otherwiseWordRE = mustPattern(`\botherwise,?\s*([^,;:]*)`)
 
 // otherwiseDoes reports whether the only word of risk in a lower-cased
 // sentence is an "otherwise" that says what to do in the other case ("if
@@ -610,7 +609,7 @@ func otherwiseDoes(lower string) bool {
 // stateWordRE finds words of risk that describe a state a design works
 // with as often as a harm it suffers: a cache serves "the stale value" on
 // purpose.
-var stateWordRE = regexp.MustCompile(`\b(?:stale|bugs?)\b`)
+var stateWordRE = mustPattern(`\b(?:stale|bugs?)\b`)
 
 // stateOnly reports whether the only words of risk in a lower-cased
 // sentence describe a state ("return the stale value now").
@@ -621,7 +620,7 @@ func stateOnly(lower string) bool {
 // contrastRE finds where a sentence turns to what it avoids or withstands:
 // "rather than", "even if", or a purpose that rules a harm out for
 // everyone ("so nobody forgets it").
-var contrastRE = regexp.MustCompile(`\b(?:rather than|even if|even when|so (?:that )?(?:nobody|no one))\b`)
+var contrastRE = mustPattern(`\b(?:rather than|even if|even when|so (?:that )?(?:nobody|no one))\b`)
 
 // avoidsOnly reports whether a lower-cased sentence names a bad outcome
 // only after "rather than", "even if" or "so nobody": "The database
@@ -650,10 +649,10 @@ func avoidsOnly(lower string) bool {
 // checkFailsRE finds a check whose failing is the point (a test, lint,
 // assertion or CI step that fails), or failing that is wanted or ruled
 // out ("should fail loudly", "won't fail the run").
-var checkFailsRE = regexp.MustCompile(`\b(?:tests?|lint|linter|check|assert\w*|ci step|spec|job)\b[^;]*\bfail(?:s|ing)?\b|\b(?:should|won't|will not|doesn't|does not|wouldn't) fail\b`)
+var checkFailsRE = mustPattern(`\b(?:tests?|lint|linter|check|assert\w*|ci step|spec|job)\b[^;]*\bfail(?:s|ing)?\b|\b(?:should|won't|will not|doesn't|does not|wouldn't) fail\b`)
 
 // failWordRE finds a form of "fail".
-var failWordRE = regexp.MustCompile(`\bfail(?:s|ed|ing)?\b`)
+var failWordRE = mustPattern(`\bfail(?:s|ed|ing)?\b`)
 
 // checkFails reports whether the only word of risk in a lower-cased
 // sentence is a check failing, which is how a check works ("A Playwright

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -193,7 +192,7 @@ func questionsOf(t *transcript, i int) []string {
 }
 
 // fileLikeRE finds a word that names a file.
-var fileLikeRE = regexp.MustCompile(`\w[\w-]*\.[a-z]{1,5}\b|/\w`)
+var fileLikeRE = mustPattern(`\w[\w-]*\.[a-z]{1,5}\b|/\w`)
 
 // nextPrefix opens the partner's question in every digest.
 const nextPrefix = "**Next:** "

@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -31,10 +30,10 @@ type sentence struct {
 }
 
 var (
-	bulletRE  = regexp.MustCompile(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\)|([a-h])\.)\s+`)
-	letterRE  = regexp.MustCompile(`^(?:\(([a-hA-H])\)|([a-hA-H])\))\s+`)
-	romanRE   = regexp.MustCompile(`^(?:\*\*)?\((i|ii|iii|iv|v|vi|vii|viii)\)(?:\*\*)?\s+`)
-	headingRE = regexp.MustCompile(`^\s*#{1,6}\s`)
+	bulletRE  = mustPattern(`^\s*(?:[-*+•]|(\d{1,2})[.)]|\(?([a-hA-H])\)|([a-h])\.)\s+`)
+	letterRE  = mustPattern(`^(?:\(([a-hA-H])\)|([a-hA-H])\))\s+`)
+	romanRE   = mustPattern(`^(?:\*\*)?\((i|ii|iii|iv|v|vi|vii|viii)\)(?:\*\*)?\s+`)
+	headingRE = mustPattern(`^\s*#{1,6}\s`)
 	emphMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 )
 
@@ -45,7 +44,7 @@ var romanLetter = map[string]string{"i": "a", "ii": "b", "iii": "c", "iv": "d", 
 // romanPickRE is a roman numeral a reply picks an option by: "(ii).",
 // "ii. run it from the loop", "iii". A lone "i" is the pronoun unless
 // in parentheses.
-var romanPickRE = regexp.MustCompile(`(^|[\s,;:(])(?:\((i|ii|iii|iv|v|vi|vii|viii)\)|(ii|iii|iv|vi|vii|viii)\b)`)
+var romanPickRE = mustPattern(`(^|[\s,;:(])(?:\((i|ii|iii|iv|v|vi|vii|viii)\)|(ii|iii|iv|vi|vii|viii)\b)`)
 
 // romanPicks rewrites the roman numerals a reply picks by into the letters
 // of the options they name, when the message before offered options so
@@ -77,7 +76,7 @@ func romanPicks(msgs []agent.TranscriptMessage) []agent.TranscriptMessage {
 }
 
 // romanOfferRE finds a list item labelled with a roman numeral.
-var romanOfferRE = regexp.MustCompile(`(?m)^\s*(?:[-*+•]\s+)?(?:\*\*)?\((?:i|ii|iii|iv)\)`)
+var romanOfferRE = mustPattern(`(?m)^\s*(?:[-*+•]\s+)?(?:\*\*)?\((?:i|ii|iii|iv)\)`)
 
 // withoutEmphasis returns s without the marks of emphasis and code: "**",
 // "__" and "`". Text with none comes back as it is, without a copy.
@@ -236,11 +235,11 @@ func indentOf(line string) int {
 
 // boldLabelRE opens a line whose bold name starts with an option's letter
 // or number: "**A. Redis**", "**Option 2: LRU**".
-var boldLabelRE = regexp.MustCompile(`^\*\*(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+`)
+var boldLabelRE = mustPattern(`^\*\*(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+`)
 
 // optionHeadRE is the text of a label line that names an option by a
 // letter or number: "A. Convert everything at once", "Option 2: Redis".
-var optionHeadRE = regexp.MustCompile(`^(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+(\S.*)$`)
+var optionHeadRE = mustPattern(`^(?:[Oo]ption\s+)?([A-Ha-h]|\d{1,2})[.):]\s+(\S.*)$`)
 
 // mayBullet reports whether a line opening with byte b may be a list
 // item, as bulletRE reads one: "-", "*", "+", "•", a number or a letter.
@@ -253,7 +252,7 @@ func mayBullet(b byte) bool {
 }
 
 // boldLeadRE is a line that opens with a name in bold and goes on.
-var boldLeadRE = regexp.MustCompile(`^\*\*[^*]{1,60}\*\*[\s:.—–-]*\S`)
+var boldLeadRE = mustPattern(`^\*\*[^*]{1,60}\*\*[\s:.—–-]*\S`)
 
 // countBoldLeads counts the lines of s that open with a name in bold and
 // go on.
@@ -504,7 +503,7 @@ func leadWord(s string) string {
 // ackFirstWords are the words an acknowledgement of leadRE can open with.
 var ackFirstWords = wordSet(`ok okay yes yeah yep sure fine great good fair alright so and also then ugh oh right agreed cool perfect lol actually well but just please now anyway got sounds thanks for i`)
 
-func unlead(re *regexp.Regexp, s string) string {
+func unlead(re *pattern, s string) string {
 	if loc := re.FindStringIndex(s); loc != nil {
 		return s[loc[1]:]
 	}
