@@ -649,6 +649,12 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	d.Content = tidy(content)
 	d.Confidence = conf
 	d.Content = tidy(withoutReason(content))
+	if oneRE.MatchString(body) && !strings.HasPrefix(strings.TrimSpace(t.msgs[i].Content), strings.TrimSpace(c)) {
+		// "There's no unique index on event_id — add one.": "one" is what
+		// the user just named, not an option of the assistant's that has
+		// the same verb.
+		return nil
+	}
 	if n < terseWords && prev >= 0 && !fullSentenceRE.MatchString(unled) && !leadingNoRE.MatchString(body) && !turnsDown(lowerASCII(body)) {
 		// A terse answer ("Separate queue, yes") names what it accepts: the
 		// assistant's sentence about it says it in full. A refusal ("no
@@ -663,6 +669,9 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 	}
 	return d
 }
+
+// oneRE is a verb whose object is "one": "add one", "we need one".
+var oneRE = mustPattern(`^(?:(?:so|then|and|just|please)\s+)?(?:add|create|write|make|build|set up|need|we need|put in)\s+one[.!]?$`)
 
 // laterRE is a clause that puts something off: a name of a few words,
 // then "later" ("partitions later", "v5 later on its own").

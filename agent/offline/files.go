@@ -21,7 +21,8 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	config nf vcl vtc smk wdl cwl service timer rego rules feature po pot arb resx xlf xliff ftl tex bib sty
 	rmd rd rproj rnw qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
-	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest`)
+	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest
+	tmdl pbip pbir pbism bim`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -106,7 +107,15 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+
+// nothingInRE answers what a file needs: "Nothing in `NoteEntity.kt`
+// itself."
+var nothingInRE = mustPattern(`^nothing (?:to change )?in \x60?[\w./-]+\.\w+\x60?(?: itself)?[.!]?$`)
+
+// neitherRE carries a negation over to the next file: "`a.yml` doesn't
+// change, and neither does `b.swift`".
+var neitherRE = mustPattern(`\b(?:and )?(?:neither|nor) (?:does|do|is|are|will|has|have)\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -275,14 +284,14 @@ func findFiles(sents []sentence) []fileMention {
 					continue
 				}
 				p, ok := store.CleanPath(cand)
-				if !ok || !looksLikeFile(p) || aKindOf(clause, cand) {
+				if !ok || !looksLikeFile(p) || aKindOf(clause, cand) || cssRule(clause, cand) {
 					continue
 				}
 				if !changeKnown {
 					change, changeKnown = changeCues.match(s.lower) || listedRE.MatchString(s.plain), true
 				}
 				if !negKnown {
-					neg, negKnown = negHint.match(lc) && (fileNegRE.MatchString(lc) || containsAny(lc, "stay", "exist") && subjectNegRE.MatchString(lc)) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
+					neg, negKnown = negHint.match(lc) && (fileNegRE.MatchString(lc) || nothingInRE.MatchString(lc) || containsAny(lc, "stay", "exist") && subjectNegRE.MatchString(lc)) && !partlyRE.MatchString(lc) && !describedAfter(lc), true
 					if neg && len(fields) > 1 {
 						// "… in `main.py`, `service/app/audit.py` itself
 						// doesn't change": the file the negation is said
@@ -290,7 +299,8 @@ func findFiles(sents []sentence) []fileMention {
 						// clause leaves them alone too ("X and Y stay as
 						// they are, and Z doesn't change").
 						if m := subjectNegRE.FindStringSubmatch(lc); m != nil {
-							negSubject, othersNeg = m[1], fileNegRE.MatchString(strings.Replace(lc, m[0], "", 1))
+							rest := strings.Replace(lc, m[0], "", 1)
+							negSubject, othersNeg = m[1], fileNegRE.MatchString(rest) || neitherRE.MatchString(rest)
 						}
 					}
 				}
@@ -400,6 +410,25 @@ func aKindOf(clause, cand string) bool {
 	return false
 }
 
+// cssRule reports whether clause writes cand as a CSS selector, opening a
+// rule: "`.table-wrapper { height: 28rem; }`".
+func cssRule(clause, cand string) bool {
+	if cand == "" || cand[0] != '.' {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(clause[i:], cand)
+		if j < 0 {
+			return false
+		}
+		rest := strings.TrimLeft(clause[i+j+len(cand):], " ")
+		if strings.HasPrefix(rest, "{") {
+			return true
+		}
+		i += j + len(cand)
+	}
+}
+
 // dataExtensions mark files of data a program reads or writes.
 var dataExtensions = wordSet(`rds rda csv tsv parquet feather pkl pickle npy npz h5 hdf5 db sqlite sqlite3 log jsonl ndjson avro orc arrow`)
 
@@ -476,8 +505,9 @@ var refuseItRE = mustPattern(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i wi
 var leaveItRE = mustPattern(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?)\b`)
 
 // leftThereRE ends a clause that leaves the file of the clause before as
-// it is: "… I just read through it, so nothing to change there".
-var leftThereRE = mustPattern(`\bnothing to change (?:there|here|in it)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
+// it is: "… I just read through it, so nothing to change there", "…
+// adapts it, so no change there".
+var leftThereRE = mustPattern(`\bnothing to change (?:there|here|in it)\b|\bno changes? (?:needed )?(?:there|here)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = mustPattern("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
@@ -532,6 +562,7 @@ func filesOf(t *transcript) []fileMention {
 		slices.SortStableFunc(ms, func(a, b fileMention) int { return a.msg - b.msg })
 	}
 	leaveFrozen(ms, t.all)
+	dropNew(ms, t.all)
 	// A bare name that a link in the conversation has for its host is a
 	// site, not a file: "a push via ntfy.sh" beside "https://ntfy.sh/…".
 	if hosts := urlHosts(t.msgs); len(hosts) > 0 {
@@ -599,6 +630,83 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 			leaveUpTo(ms, st.msg, func(m fileMention) bool {
 				return strings.HasPrefix(m.path, dir) || !strings.Contains(m.path, "/") && namesDir(m.sentence, dir)
 			})
+		}
+	}
+}
+
+// dropRE is a user's sentence that takes things out of the plan: "Drop
+// chunked-upload.js and the Chunks controller."
+var dropRE = mustPattern(`^(?:(?:ok|okay|so|and|then|also|yes|yeah)\W+)*(?:drop|skip|scrap|ditch|forget(?: about)?|no need for|(?:we )?(?:don't|do not) need) (.+)$`)
+
+// newCue says a file is yet to be made.
+var newCue = cues(`new`)
+
+// dropNew marks as left alone the files a user drops from the plan that
+// the conversation first brought up as new: "Drop chunked-upload.js and
+// the Chunks controller" after "a new controller
+// `lib/Vault/Controller/Chunks.pm`, …, and our own JS client,
+// `public/js/chunked-upload.js`". A file named by a phrase ("the Chunks
+// controller") has all its words in its path, one of them in its name.
+// Dropping a file that exists deletes it, which is work on it.
+func dropNew(ms []fileMention, sents []sentence) {
+	for _, st := range sents {
+		if st.role != agent.RoleUser || !containsAny(st.lower, "drop", "skip", "scrap", "ditch", "forget", "need") {
+			continue
+		}
+		m := dropRE.FindStringSubmatch(strings.TrimRight(st.lower, ".!"))
+		if m == nil {
+			continue
+		}
+		var items []string
+		for _, it := range strings.Split(strings.ReplaceAll(m[1], " and ", ", "), ",") {
+			it = strings.Trim(strings.TrimSpace(it), "`")
+			for _, art := range []string{"the ", "our ", "that ", "this ", "your "} {
+				it = strings.TrimPrefix(it, art)
+			}
+			for _, tail := range []string{" then", " for now", " too", " as well"} {
+				it = strings.TrimSuffix(it, tail)
+			}
+			if it != "" {
+				items = append(items, it)
+			}
+		}
+		dropped := func(p string) bool {
+			lp, base := lowerASCII(p), lowerASCII(path.Base(p))
+			stem, _, _ := strings.Cut(base, ".")
+			for _, it := range items {
+				if it == base || it == lp {
+					return true
+				}
+				ws := strings.Fields(it)
+				if len(ws) < 2 || len(ws) > 3 || strings.Contains(it, ".") {
+					continue
+				}
+				all, named := true, false
+				for _, w := range ws {
+					all = all && pathHasWord(lp, w)
+					named = named || w == stem || w+"s" == stem || w == stem+"s"
+				}
+				if all && named {
+					return true
+				}
+			}
+			return false
+		}
+		first := map[string]string{} // the sentence each file is first named in
+		for _, fm := range ms {
+			if fm.msg >= st.msg {
+				break
+			}
+			if _, ok := first[fm.path]; !ok {
+				first[fm.path] = fm.sentence
+			}
+		}
+		for p, sent := range first {
+			if dropped(p) && newCue.match(lowerASCII(sent)) {
+				leaveUpTo(ms, st.msg, func(fm fileMention) bool {
+					return fm.path == p || path.Base(fm.path) == path.Base(p) && !strings.Contains(fm.path, "/")
+				})
+			}
 		}
 	}
 }
