@@ -247,6 +247,9 @@ var suggestRE = mustPattern(`^(?:suggest|recommend|propose)\s+([a-z]+)ing\b`)
 // webhook in an outbox"), when the verb is one imperative knows; other
 // text comes back as it is.
 func suggested(s string) string {
+	if !hasPrefixFold(s, "suggest") && !hasPrefixFold(s, "recommend") && !hasPrefixFold(s, "propose") {
+		return s
+	}
 	m := suggestRE.FindStringSubmatchIndex(lowerASCII(s))
 	if m == nil {
 		return s

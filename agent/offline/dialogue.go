@@ -2018,7 +2018,7 @@ func takeBack(t *transcript, cands []*candidate, i int, obj string) {
 			}
 			names, ok := said[m]
 			if !ok {
-				lc := lowerASCII(t.msgs[m].Content)
+				lc := t.lowerMsg(m)
 				// "silent background install sounds good", later "scrap
 				// silent install": every word of obj, not only the phrase.
 				names = namesWords(lc, obj) || len(objSet) >= 2 && looseOverlap(objSet, newTokenSet(lc)) == len(objSet)
@@ -2687,7 +2687,7 @@ func restatesStart(a, b string) bool {
 		a, b = b, a
 	}
 	a = strings.TrimRight(a, ".!… ")
-	return words(a) >= 4 && strings.HasPrefix(lowerASCII(b), lowerASCII(a))
+	return words(a) >= 4 && hasPrefixFold(b, a)
 }
 
 // asideRE is a user's clause that decides nothing: a turn to another

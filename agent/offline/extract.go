@@ -45,7 +45,7 @@ type transcript struct {
 	sents [][]sentence // per message
 	all   []sentence
 	df    map[string]int // in how many messages each word occurs, as counted
-	// lowerMsgs are the messages lower-cased, for docFreq.
+	// lowerMsgs are the messages lower-cased (see lowerMsg).
 	lowerMsgs []string
 	// proposals caches proposal per assistant message; nil: none.
 	proposals map[int]*sentence
@@ -133,6 +133,17 @@ func (t *transcript) riskLeadOf(s sentence) string {
 	return c.s
 }
 
+// lowerMsg returns message i lower-cased, lowering each message once.
+func (t *transcript) lowerMsg(i int) string {
+	if t.lowerMsgs == nil {
+		t.lowerMsgs = make([]string, len(t.msgs))
+		for k, m := range t.msgs {
+			t.lowerMsgs[k] = lowerASCII(m.Content)
+		}
+	}
+	return t.lowerMsgs[i]
+}
+
 // docFreq returns in how many messages word w occurs: as a word or the
 // start of one, since w is stemmed ("sweep" occurs in "sweeping"). Counts
 // are kept per word on first use.
@@ -142,13 +153,10 @@ func (t *transcript) docFreq(w string) int {
 	}
 	if t.df == nil {
 		t.df = map[string]int{}
-		t.lowerMsgs = make([]string, len(t.msgs))
-		for i, m := range t.msgs {
-			t.lowerMsgs[i] = lowerASCII(m.Content)
-		}
 	}
 	n := 0
-	for _, m := range t.lowerMsgs {
+	for i := range t.msgs {
+		m := t.lowerMsg(i)
 		for off := 0; ; {
 			k := strings.Index(m[off:], w)
 			if k < 0 {

@@ -556,6 +556,28 @@ func codeLike(word string) bool {
 // byte as it is. The rules search lower-cased text and cut the original at
 // the offsets they find, so the two must have the same length: Unicode
 // lower-casing changes it for some letters ("İ" shrinks, "Ⱥ" grows).
+// hasPrefixFold reports whether s begins with prefix, ASCII letters of
+// either case alike: strings.HasPrefix(lowerASCII(s), lowerASCII(prefix))
+// without lowering either.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if lowerByte(s[i]) != lowerByte(prefix[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 func lowerASCII(s string) string {
 	i := 0
 	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
