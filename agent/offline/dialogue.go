@@ -2594,6 +2594,9 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 	}
 	// A rejected option is never a decision, unless chosen again later.
 	for _, c := range cands {
+		if c.removed || len(rejections) == 0 {
+			continue
+		}
 		set := newTokenSet(lowerASCII(c.Content))
 		for _, r := range rejections {
 			if c.msg <= r.msg && similarity(set, r.set) >= 0.6 {
