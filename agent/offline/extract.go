@@ -202,7 +202,7 @@ var (
 	injectionRE   = mustPattern(`(ignore|disregard|forget) (all |any )?(your |the )?(previous|prior|above|earlier) (instructions|prompts?|rules)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?(?:ai|llms?|(?:ai |automated |autonomous )?coding (?:agents?|assistants?|tools?)|automated (?:agents?|assistants?|tools?))\b|system prompt|\byou are now (?:the|a|an) \w+ (?:assistant|agent|bot)\b|\battention,? (?:all |any )?(?:ai|llms?|automated|autonomous|coding)\b`)
 	rejectRE      = mustPattern(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = mustPattern(`\bno\b.*\byet\b`)
-	rejectCues    = cues(`don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
+	rejectCues    = cues(`not_possible isn't_possible is_impossible not_an_option off_the_table don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
 	explicitRE    = mustPattern(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
 	// needRE opens a requirement the user states in full ("we also need a
 	// plugins list command").
@@ -454,6 +454,11 @@ func userClauses(s string) []string {
 			s = reason + "\x00" + rest
 		}
 	}
+	if m := topicDashNoRE.FindStringSubmatchIndex(lowerASCII(s)); m != nil {
+		// "Heartbeat messages — no, three other teams consume this": a
+		// topic turned down, as with a colon.
+		s = s[:m[3]] + ": " + s[m[4]:]
+	}
 	parts := []string{s}
 	if strings.ContainsAny(s, ";—–\x00") || spacedDash(s) {
 		parts = clauseSplitRE.Split(s, -1)
@@ -511,6 +516,10 @@ func andVerbSplit(s string) string {
 // topicNoRE is a topic, then "no": "re the two PRs: no, …", "caching:
 // nope." It captures the topic.
 var topicNoRE = mustPattern(`^(?:re:?\s+|about\s+|as for\s+|regarding\s+)?([a-z][^:,;]{1,40}):\s*(?:no|nope|nah)\b[,.;!]*\s*`)
+
+// topicDashNoRE is a topic, a dash, then "no" alone: "Heartbeat messages —
+// no, …". Not "Sliding window — no cap", where "no" opens a phrase.
+var topicDashNoRE = mustPattern(`^([a-z][^:,;—–]{1,40}?)\s+[—–-]\s+((?:no|nope|nah)(?:[,.;!]|$))`)
 
 // labelNoRE is an option's label turned down: "3 no", "(b) nope".
 var labelNoRE = mustPattern(`^\(?(?:[a-h]|\d{1,2})\)?\s+(?:no|nope|nah)$`)

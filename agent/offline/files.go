@@ -107,7 +107,7 @@ var (
 )
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|already (?:configured|set up|enabled|in place) in\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // nothingInRE answers what a file needs: "Nothing in `NoteEntity.kt`
 // itself."
@@ -132,7 +132,7 @@ var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`?([^`\\
 var partlyRE = mustPattern(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -506,8 +506,8 @@ var leaveItRE = mustPattern(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| fil
 
 // leftThereRE ends a clause that leaves the file of the clause before as
 // it is: "… I just read through it, so nothing to change there", "…
-// adapts it, so no change there".
-var leftThereRE = mustPattern(`\bnothing to change (?:there|here|in it)\b|\bno changes? (?:needed )?(?:there|here)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
+// adapts it, so no change there", "… — that's the frontend team's PR".
+var leftThereRE = mustPattern(`\b(?:that's|that is|it's|which is) (?:the|their|a|another) (?:[\w-]+ )?team's (?:pr|change|job|ticket|work)\b|\bnothing to change (?:there|here|in it)\b|\bno changes? (?:needed )?(?:there|here)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = mustPattern("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
@@ -599,6 +599,11 @@ var dirExceptRE = mustPattern(`^\s*(?:except|apart from|other than|besides|but f
 // `src/Clinic.Reporting/Queries/PatientStatistics.sql`.
 var leftPartRE = mustPattern(`(?i)\b(?:don't|dont|do not|won't|will not|shouldn't|no need to) (?:change|touch|modify|edit) (?:the|our|any of the) ([a-z][a-z-]{3,})(?: (?:code|module|part|side|stuff|layer|folder|project))?\s*(?:[.,;!]|$)`)
 
+// keptPartRE keeps a part of the project as it is, named by a word of its
+// files' paths: "For the old notebooks: I'd keep them exactly as they
+// are", "keep the notebooks as they are".
+var keptPartRE = mustPattern(`(?i)\b(?:for|about|as for) the (?:old |existing |current |original )?([a-z][a-z-]{3,}):? [^.;]*?\b(?:keep|leave) (?:them|it) (?:exactly |just )?(?:as (?:they are|it is|is)|alone|untouched)\b|\b(?:keep|leave) the (?:old |existing |current |original )?([a-z][a-z-]{3,}) (?:exactly |just )?(?:as (?:they are|it is|is)|alone|untouched)\b`)
+
 // leaveFrozen marks the mentions, up to the message that says so, of the
 // files inside a folder the work leaves alone: those under it, and bare
 // names of a sentence that names it ("rtl/ has uart_tx.sv, uart_rx.sv");
@@ -608,8 +613,19 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 	for _, st := range sents {
 		lc := st.lower
 		parts := strings.Contains(lc, "n") && containsAny(lc, "n't change", "n't touch", "n't modify", "n't edit", "not change", "not touch", "not modify", "not edit", "no need to")
-		if !parts && !containsAny(lc, "nothing ", "anything ", "frozen", "off-limits", "off limits") {
-			continue // the quick test frozenDirRE and leftPartRE need
+		kept := containsAny(lc, "keep ", "leave ") && containsAny(lc, "as they are", "as it is", "as is", "alone", "untouched")
+		if !parts && !kept && !containsAny(lc, "nothing ", "anything ", "frozen", "off-limits", "off limits") {
+			continue // the quick test frozenDirRE, leftPartRE and keptPartRE need
+		}
+		if kept {
+			for _, sm := range keptPartRE.FindAllStringSubmatch(st.raw, -1) {
+				// The word exactly: "leave the screen alone" is one screen, not
+				// all of src/screens/.
+				part := lowerASCII(sm[1] + sm[2])
+				leaveUpTo(ms, st.msg, func(m fileMention) bool {
+					return slices.Contains(strings.FieldsFunc(lowerASCII(m.path), func(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' }), part)
+				})
+			}
 		}
 		if parts {
 			for _, sm := range leftPartRE.FindAllStringSubmatch(st.raw, -1) {
@@ -746,23 +762,28 @@ func namesDir(sentence, dir string) bool {
 }
 
 // outsidePathRE is a path outside the repository, with a file name at its
-// end: under the home folder or a system folder. (A checkout under /home,
-// /Users, /app or /nix/store holds the repository's own files.)
-var outsidePathRE = mustPattern(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/opt|/tmp|/srv|/root|/run|/mnt)/(?:[\w.@+-]+/)*([\w@+-]+\.[\w.-]*\w)`)
+// end: under the home folder or a system folder, on a Windows drive
+// ("C:/Users/tomasz/Downloads/store_master_2023.csv") or in an object
+// store ("s3://acme-raw/reference/store_master_2023.csv"). (A checkout
+// under /home, /Users, /app or /nix/store holds the repository's own
+// files.)
+var outsidePathRE = mustPattern(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/opt|/tmp|/srv|/root|/run|/mnt|/usr|/proc|/sys|/data/data|/data/user|/sdcard|/storage/emulated)/(?:[\w.@+-]+/)*([\w@+-]+\.[\w.-]*\w)` +
+	`|(?:^|[\s` + "`" + `"'(])[A-Za-z]:[\\/](?:[\w.@+ -]+[\\/])*?([\w@+-]+\.[\w.-]*\w)` +
+	`|\b(?:s3|gs|gcs|abfss?|wasbs?|hdfs)://(?:[\w.@+-]+/)+([\w@+-]+\.[\w.-]*\w)`)
 
 // outsideNames returns the file names at the end of paths outside the
 // repository that msgs mention.
 func outsideNames(msgs []agent.TranscriptMessage) map[string]bool {
 	var names map[string]bool
 	for _, m := range msgs {
-		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/") {
+		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/", "/usr/", "/proc/", "/sys/", "/data/", "/sdcard/", "/storage/", ":/", ":\\") {
 			continue // the quick test outsidePathRE needs
 		}
 		for _, n := range outsidePathRE.FindAllStringSubmatch(m.Content, -1) {
 			if names == nil {
 				names = map[string]bool{}
 			}
-			names[n[1]] = true
+			names[n[1]+n[2]+n[3]] = true
 		}
 	}
 	return names
@@ -909,6 +930,9 @@ func looksLikeFile(p string) bool {
 		// (uuid.go is one); "myapp.android.feature": a plugin id, not a
 		// Gherkin file.
 		return false
+	}
+	if stem, _, _ := strings.Cut(base, "."); strings.ContainsAny(stem, "_-") && slices.ContainsFunc(strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }), func(f string) bool { return f == "N" || f == "X" }) {
+		return false // "slot_N.bak.json": the pattern of many files' names
 	}
 	if stem, _, ok := strings.Cut(lowerASCII(base), "."); ok && anyFileStems[stem] {
 		return false // "so a future public/api/anything.php isn't exempt"

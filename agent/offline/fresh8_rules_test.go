@@ -71,3 +71,76 @@ func TestAddOneNamesTheUsersOwnThing(t *testing.T) {
 		u("add one"))
 	checkDecisions(t, x, [][]string{{"unique index"}}, nil)
 }
+
+// Rules from the twelfth session's second blind round (own-372..383):
+// files outside the repository on a Windows drive, in an object store or
+// on an Android device, files said to be another team's work, already
+// configured, the pattern of many names, a part of the project kept as it
+// is, a label that gives the verdict, and work put off to a later sprint.
+func TestFilesTwelfthSecondRound(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"a name whose only full path is on a Windows drive", []agent.TranscriptMessage{
+			u("notebook 01 reads `pd.read_csv(\"C:/Users/tomasz/Downloads/store_master_2023.csv\")`."),
+			a("Upload `store_master_2023.csv` to the raw bucket and register it in `conf/base/catalog.yml`."),
+		}, []string{"conf/base/catalog.yml"}, []string{"store_master_2023.csv"}},
+		{"a name whose only full path is in an object store", []agent.TranscriptMessage{
+			u("where does the reference data go?"),
+			a("To `s3://acme-raw/reference/holidays.csv`; the catalog entry in `conf/base/catalog.yml` points at `holidays.csv` there."),
+		}, []string{"conf/base/catalog.yml"}, []string{"holidays.csv"}},
+		{"a name whose only full path is on an Android device", []agent.TranscriptMessage{
+			u("The refresh token is in Capacitor Preferences, I see it in /data/data/com.acme.app/shared_prefs/CapacitorStorage.xml."),
+			a("Anyone can read `CapacitorStorage.xml` on a rooted phone. Move it into `src/app/core/auth/vault.ts`."),
+		}, []string{"src/app/core/auth/vault.ts"}, []string{"CapacitorStorage.xml"}},
+		{"another team's PR", []agent.TranscriptMessage{
+			u("what changes?"),
+			a("`events/views.py` gets the cursor. The SPA has to follow `next` in `frontend/src/api/events.ts` — that's the frontend team's PR."),
+		}, []string{"events/views.py"}, []string{"frontend/src/api/events.ts"}},
+		{"already configured in", []agent.TranscriptMessage{
+			u("Setup:\n- 3 replicas behind ingress-nginx, cookie affinity already configured in `deploy/k8s/ingress.yaml`\n- the bell polls in `Components/NotificationBell.razor`"),
+			a("Replace the timer in `Components/NotificationBell.razor` with a hub subscription."),
+		}, []string{"Components/NotificationBell.razor"}, []string{"deploy/k8s/ingress.yaml"}},
+		{"the pattern of many files' names", []agent.TranscriptMessage{
+			u("newest wins?"),
+			a("Keep the overwritten local file as `slot_N.bak.json` next to it; the logic goes in `Assets/Scripts/Save/CloudSync.cs`."),
+		}, []string{"Assets/Scripts/Save/CloudSync.cs"}, []string{"slot_N.bak.json"}},
+		{"a part kept as it is, by the exact word of its paths", []agent.TranscriptMessage{
+			u("Our work is in `notebooks/01_load.ipynb` and `notebooks/02_clean.ipynb`. Do we delete them?"),
+			a("Nodes go in `src/forecast/pipelines/data_processing/nodes.py`. For the old notebooks: I'd keep them exactly as they are until the comparison passes."),
+		}, []string{"src/forecast/pipelines/data_processing/nodes.py"}, []string{"notebooks/01_load.ipynb", "notebooks/02_clean.ipynb"}},
+		{"one thing left alone is not a folder of them", []agent.TranscriptMessage{
+			u("badge on `src/screens/DeliveryListScreen.tsx`. the capture screen calls the hook in `src/features/usePhotos.ts` — leave the screen alone, just change the hook."),
+		}, []string{"src/screens/DeliveryListScreen.tsx", "src/features/usePhotos.ts"}, nil},
+		{"a label that gives the verdict: Not changing", []agent.TranscriptMessage{
+			u("summarize"),
+			a("1. `internal/quotes/broker.go`: fan-out\n\nNot changing: `deploy/k8s/service.yaml`, `internal/quotes/unary.go`."),
+		}, []string{"internal/quotes/broker.go"}, []string{"deploy/k8s/service.yaml", "internal/quotes/unary.go"}},
+		{"keeps working as it is", []agent.TranscriptMessage{
+			u("And the token.interceptor.ts, it put the access token in the header."),
+			a("`src/app/core/auth/token.interceptor.ts` keeps working as it is; `src/app/core/auth/auth.service.ts` stores the token."),
+		}, []string{"src/app/core/auth/auth.service.ts"}, []string{"src/app/core/auth/token.interceptor.ts"}},
+		{"work put off to the next sprint", []agent.TranscriptMessage{
+			u("Android now, iOS later?"),
+			a("So for this sprint:\n- `android/app/build.gradle`\n\nNext sprint, for iOS: `BiometricVaultPlugin.swift` and the `ios/App/App/Info.plist` key."),
+		}, []string{"android/app/build.gradle"}, []string{"BiometricVaultPlugin.swift", "ios/App/App/Info.plist"}},
+		{"we'll apply it there later", []agent.TranscriptMessage{
+			u("scd2 for `jobs/dim_customer.py`. Same for jobs/dim_product.py, we'll apply the pattern there later."),
+		}, []string{"jobs/dim_customer.py"}, []string{"jobs/dim_product.py"}},
+	})
+}
+
+// "(b) is not possible" turns option (b) down; "Heartbeat messages — no,
+// …" turns down the option it names, as "Heartbeat messages: no" does.
+func TestNotPossibleAndTopicDashNo(t *testing.T) {
+	x := extractT(t, u("the rotating refresh token needs a second prompt?"),
+		a("Options:\n- (a) give the key a short validity window of 30 seconds after a strong biometric authentication.\n- (b) ask the backend for a separate long-lived device token that doesn't rotate."),
+		u("Backend team is full all the quarter, so (b) is not possible. We take (a) with 30 seconds."))
+	checkDecisions(t, x, [][]string{{"validity window"}}, [][]string{{"device token"}})
+
+	x = extractT(t, u("streams die after 6 minutes idle behind the NLB"),
+		a("Ways to keep the flow alive:\n\n1. **HTTP/2 keepalive pings** from gRPC itself.\n2. **Application-level heartbeats**: a heartbeat message in the stream every N seconds.\n\nOption 1 is the usual answer."),
+		u("Heartbeat messages — no, three other teams consume this and I don't want them filtering fake messages. Keepalive pings then."))
+	checkDecisions(t, x, [][]string{{"keepalive"}}, [][]string{{"heartbeat"}})
+	if topicDashNoRE.MatchString("sliding window — no cap, 30 days") {
+		t.Error(`"no cap" opens a phrase: nothing is turned down`)
+	}
+}
