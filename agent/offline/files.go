@@ -771,12 +771,23 @@ var outsidePathRE = mustPattern(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/opt|/tm
 	`|(?:^|[\s` + "`" + `"'(])[A-Za-z]:[\\/](?:[\w.@+ -]+[\\/])*?([\w@+-]+\.[\w.-]*\w)` +
 	`|\b(?:s3|gs|gcs|abfss?|wasbs?|hdfs)://(?:[\w.@+-]+/)+([\w@+-]+\.[\w.-]*\w)`)
 
+// hasDrive reports whether s holds a path on a Windows drive: a letter
+// on its own, a colon and a slash ("C:/", "D:\\").
+func hasDrive(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == ':' && (s[i+1] == '/' || s[i+1] == '\\') && (s[i-1]|0x20 >= 'a' && s[i-1]|0x20 <= 'z') && (i == 1 || !isWordByte(s[i-2])) {
+			return true
+		}
+	}
+	return false
+}
+
 // outsideNames returns the file names at the end of paths outside the
 // repository that msgs mention.
 func outsideNames(msgs []agent.TranscriptMessage) map[string]bool {
 	var names map[string]bool
 	for _, m := range msgs {
-		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/", "/usr/", "/proc/", "/sys/", "/data/", "/sdcard/", "/storage/", ":/", ":\\") {
+		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/", "/usr/", "/proc/", "/sys/", "/data/", "/sdcard/", "/storage/", "s3://", "gs://", "gcs://", "abfs", "wasb", "hdfs://") && !hasDrive(m.Content) {
 			continue // the quick test outsidePathRE needs
 		}
 		for _, n := range outsidePathRE.FindAllStringSubmatch(m.Content, -1) {
