@@ -1929,6 +1929,45 @@ func earlierPick(t *transcript, i, prev int, lc string, props []proposal, byBody
 	return nil
 }
 
+// perListPicks reads labels given to a reply with as many lists of
+// options as labels, each list holding them all, as one pick per list in
+// order: "ok 1 and 2" to "**Completion** 1. … 2. … **Man pages** 1. …
+// 2. …" picks completion 1 and man pages 2; two options of one list are
+// alternatives. It returns the picked proposals, or nil.
+func perListPicks(labels []string, props []proposal) []int {
+	if len(labels) < 2 {
+		return nil
+	}
+	var lists []int
+	for _, p := range props {
+		if p.label != "" && !slices.Contains(lists, p.list) {
+			lists = append(lists, p.list)
+		}
+	}
+	if len(lists) != len(labels) {
+		return nil
+	}
+	var out []int
+	for n, list := range lists {
+		k := -1
+		for i, p := range props {
+			if p.list == list && p.label == labels[n] {
+				k = i
+			}
+		}
+		for _, l := range labels {
+			if !slices.ContainsFunc(props, func(p proposal) bool { return p.list == list && p.label == l }) {
+				return nil // a label the list lacks: the labels are not shared
+			}
+		}
+		if k < 0 {
+			return nil
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // tagQuestionRE ends a statement with a question that only asks to confirm
 // it: "…, right?", "…, no?".
 var tagQuestionRE = mustPattern(`, (?:right|no|correct|yes|isn't it|doesn't it)\?\s*$`)
@@ -2318,11 +2357,17 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 					continue
 				}
 				labels := optionPicks(lc, props)
-				for _, l := range labels {
-					for k, p := range props {
-						if p.label == l {
-							picked[k] = 0.9
-							break
+				if ks := perListPicks(labels, props); ks != nil {
+					for _, k := range ks {
+						picked[k] = 0.9
+					}
+				} else {
+					for _, l := range labels {
+						for k, p := range props {
+							if p.label == l {
+								picked[k] = 0.9
+								break
+							}
 						}
 					}
 				}

@@ -22,7 +22,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	rmd rd rproj rnw qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
 	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest
-	tmdl pbip pbir pbism bim`)
+	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -106,8 +106,22 @@ var (
 	groupShow      = strings.NewReplacer("\x01", "(", "\x02", ")")
 )
 
+// absoluteGoesOn reports whether field f of clause goes on the absolute
+// path prev after a space in one of its folder names:
+// "/Users/kenji/Library/Application Support/HabitTracker.sqlite".
+func absoluteGoesOn(clause, prev, f string) bool {
+	if !strings.HasPrefix(prev, "/") && !strings.HasPrefix(prev, "~/") && !(len(prev) > 2 && prev[1] == ':' && (prev[2] == '/' || prev[2] == '\\')) {
+		return false
+	}
+	if strings.Count(prev, "/")+strings.Count(prev, "\\") < 2 || !strings.ContainsAny(f, "/\\") {
+		return false
+	}
+	last := prev[len(prev)-1]
+	return isWordByte(last) && strings.Contains(clause, prev+" "+f)
+}
+
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|already (?:configured|set up|enabled|in place) in\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // nothingInRE answers what a file needs: "Nothing in `NoteEntity.kt`
 // itself."
@@ -132,7 +146,7 @@ var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`?([^`\\
 var partlyRE = mustPattern(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -212,7 +226,7 @@ func findFiles(sents []sentence) []fileMention {
 			// it."); the user's own next words are theirs.
 			afterFlag = false
 		}
-		if k > 0 && strings.Contains(s.lower, " it") && leaveItRE.MatchString(s.lower) {
+		if k > 0 && containsAny(s.lower, " it", "belong", "owned") && leaveItRE.MatchString(s.lower) {
 			// "… in StreakWidget.swift reads the store. Leave it alone":
 			// the one file of the sentence before is left as it is.
 			if n := len(out); n > 0 && out[n-1].sentence == sents[k-1].plain && (n == 1 || out[n-2].sentence != out[n-1].sentence) {
@@ -259,6 +273,9 @@ func findFiles(sents []sentence) []fileMention {
 			var cands []string
 			fields := fileFields(notPaths(clause))
 			for k, f := range fields {
+				if k > 0 && absoluteGoesOn(clause, fields[k-1], f) {
+					continue // ".../Library/Application Support/HabitTracker.sqlite"
+				}
 				// "`a/sensor.py` / `switch.py`": the second file sits in
 				// the first one's folder.
 				if k >= 2 && fields[k-1] == "/" && !strings.Contains(f, "/") && strings.Contains(fields[k-2], "/") {
@@ -501,13 +518,14 @@ var repoWords = wordSet(`repo repository project git source tree commit root`)
 var refuseItRE = mustPattern(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i will not|i'm not going to|not going to)\s+(?:do(?:ing)?\s+|follow(?:ing)?\s+|act(?:ing)? on\s+|[a-z]+ing(?:,? (?:or|and|nor) [a-z]+ing)?\s+)?(?:either|that|it|this|any of (?:that|it|this|them)|them|those)|i'm leaving (?:both|them|those|these|it|that)(?: files?)? out|(?:i'm|i am) ignoring (?:it|that|this|them|those|these)|i(?:'ll| will) ignore (?:it|that|this|them|those|these))\b`)
 
 // leaveItRE is a sentence that leaves what the sentence before named as
-// it is: "Leave it alone", "Don't touch that one".
-var leaveItRE = mustPattern(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?)\b`)
+// it is: "Leave it alone", "Don't touch that one", "That script belongs
+// to the platform team".
+var leaveItRE = mustPattern(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?|(?:that|this|the) (?:file|script|config|one|module) (?:belongs to|is owned by) (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group))\b`)
 
 // leftThereRE ends a clause that leaves the file of the clause before as
 // it is: "… I just read through it, so nothing to change there", "…
 // adapts it, so no change there", "… — that's the frontend team's PR".
-var leftThereRE = mustPattern(`\b(?:that's|that is|it's|which is) (?:the|their|a|another) (?:[\w-]+ )?team's (?:pr|change|job|ticket|work)\b|\bnothing to change (?:there|here|in it)\b|\bno changes? (?:needed )?(?:there|here)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
+var leftThereRE = mustPattern(`\b(?:it|that|this)(?: file)? needs no changes?\b|\b(?:that's|that is|it's) theirs\b|\b(?:that's|that is|it's) on their (?:side|end)\b|\bnot in (?:this|our) repo\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) there\b|\b(?:that's|that is|it's|which is) (?:the|their|a|another) (?:[\w-]+ )?team's (?:pr|change|job|ticket|work)\b|\bnothing to change (?:there|here|in it)\b|\bno changes? (?:needed )?(?:there|here)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = mustPattern("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
@@ -623,7 +641,7 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 				// all of src/screens/.
 				part := lowerASCII(sm[1] + sm[2])
 				leaveUpTo(ms, st.msg, func(m fileMention) bool {
-					return slices.Contains(strings.FieldsFunc(lowerASCII(m.path), func(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' }), part)
+					return slices.Contains(pathWords(m.path), part)
 				})
 			}
 		}
@@ -654,6 +672,13 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 // chunked-upload.js and the Chunks controller."
 var dropRE = mustPattern(`^(?:(?:ok|okay|so|and|then|also|yes|yeah)\W+)*(?:drop|skip|scrap|ditch|forget(?: about)?|no need for|(?:we )?(?:don't|do not) need) (.+)$`)
 
+// goneRE says a file no longer exists: "there is no Kernel anymore".
+var goneRE = mustPattern(`\bthere(?:'s| is) no (?:longer (?:a |an |any )?)?([\w.-]{3,})(?: file| class)? (?:anymore|any more)\b`)
+
+// laterPartRE puts off a part of the project, named by a word of its
+// files' paths: "prod only for now, staging later".
+var laterPartRE = mustPattern(`(?:^|[,;]\s*|\band\s+)([a-z][\w-]{2,}) (?:later|next sprint|in a later pr)\b`)
+
 // newCue says a file is yet to be made.
 var newCue = cues(`new`)
 
@@ -666,6 +691,19 @@ var newCue = cues(`new`)
 // Dropping a file that exists deletes it, which is work on it.
 func dropNew(ms []fileMention, sents []sentence) {
 	for _, st := range sents {
+		if st.role == agent.RoleUser && strings.Contains(st.lower, "later") {
+			for _, m := range laterPartRE.FindAllStringSubmatch(st.lower, -1) {
+				leaveUpTo(ms, st.msg, func(fm fileMention) bool { return slices.Contains(pathWords(fm.path), m[1]) })
+			}
+		}
+		if strings.Contains(st.lower, "anymore") || strings.Contains(st.lower, "any more") {
+			for _, m := range goneRE.FindAllStringSubmatch(st.lower, -1) {
+				leaveUpTo(ms, st.msg, func(fm fileMention) bool {
+					stem, _, _ := strings.Cut(lowerASCII(path.Base(fm.path)), ".")
+					return stem == m[1]
+				})
+			}
+		}
 		if st.role != agent.RoleUser || !containsAny(st.lower, "drop", "skip", "scrap", "ditch", "forget", "need") {
 			continue
 		}
@@ -740,6 +778,11 @@ func leaveUpTo(ms []fileMention, msg int, in func(fileMention) bool) {
 	}
 }
 
+// pathWords are the lower-cased words of path p between its separators.
+func pathWords(p string) []string {
+	return strings.FieldsFunc(lowerASCII(p), func(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' })
+}
+
 // pathHasWord reports whether lower-cased path p has word w, or its
 // plural or singular, between its separators.
 func pathHasWord(p, w string) bool {
@@ -767,7 +810,7 @@ func namesDir(sentence, dir string) bool {
 // store ("s3://acme-raw/reference/store_master_2023.csv"). (A checkout
 // under /home, /Users, /app or /nix/store holds the repository's own
 // files.)
-var outsidePathRE = mustPattern(`(?:^|[\s` + "`" + `"'(])(?:~|/etc|/var|/opt|/tmp|/srv|/root|/run|/mnt|/usr|/proc|/sys|/data/data|/data/user|/sdcard|/storage/emulated)/(?:[\w.@+-]+/)*([\w@+-]+\.[\w.-]*\w)` +
+var outsidePathRE = mustPattern(`(?:^|[\s` + "`" + `"'(])(?:~|\.\.|/etc|/var|/opt|/tmp|/srv|/root|/run|/mnt|/usr|/proc|/sys|/data/data|/data/user|/sdcard|/storage/emulated)/(?:[\w.@+-]+/)*([\w@+-]+\.[\w.-]*\w)` +
 	`|(?:^|[\s` + "`" + `"'(])[A-Za-z]:[\\/](?:[\w.@+ -]+[\\/])*?([\w@+-]+\.[\w.-]*\w)` +
 	`|\b(?:s3|gs|gcs|abfss?|wasbs?|hdfs)://(?:[\w.@+-]+/)+([\w@+-]+\.[\w.-]*\w)`)
 
@@ -787,7 +830,7 @@ func hasDrive(s string) bool {
 func outsideNames(msgs []agent.TranscriptMessage) map[string]bool {
 	var names map[string]bool
 	for _, m := range msgs {
-		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/", "/usr/", "/proc/", "/sys/", "/data/", "/sdcard/", "/storage/", "s3://", "gs://", "gcs://", "abfs", "wasb", "hdfs://") && !hasDrive(m.Content) {
+		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/", "../", "/usr/", "/proc/", "/sys/", "/data/", "/sdcard/", "/storage/", "s3://", "gs://", "gcs://", "abfs", "wasb", "hdfs://") && !hasDrive(m.Content) {
 			continue // the quick test outsidePathRE needs
 		}
 		for _, n := range outsidePathRE.FindAllStringSubmatch(m.Content, -1) {
@@ -942,6 +985,9 @@ func looksLikeFile(p string) bool {
 		// Gherkin file.
 		return false
 	}
+	if hashedAsset(base) {
+		return false // "OrdersView-3a9c1f.js": what a bundler writes
+	}
 	if stem, _, _ := strings.Cut(base, "."); strings.ContainsAny(stem, "_-") && slices.ContainsFunc(strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }), func(f string) bool { return f == "N" || f == "X" }) {
 		return false // "slot_N.bak.json": the pattern of many files' names
 	}
@@ -998,12 +1044,28 @@ var mixedCaseExtensions = wordSet(`Rmd Rd Rproj Rnw`)
 
 // isDotfile reports whether base names a configuration dotfile.
 func isDotfile(base string) bool {
-	return len(base) > 2 && base[0] == '.' && dotfileRE.MatchString(base)
+	if len(base) <= 2 || base[0] != '.' || !dotfileRE.MatchString(base) {
+		return false
+	}
+	// ".sqlite-wal", ".json-schema": the end of a name, an extension and
+	// more, not a file of its own.
+	ext, _, _ := strings.Cut(base[1:], "-")
+	return !fileExtensions[ext] && !dataExtensions[ext]
 }
 
 // outputDirs are the first folders of paths a build or a tool writes,
 // never part of the work.
 var outputDirs = wordSet(`.output dist node_modules .next .nuxt .svelte-kit coverage __pycache__ .pytest_cache .gradle .terraform`)
+
+// hashedAssetRE is a name a bundler gives its output: a content hash of
+// hex digits, with a digit and a letter, before the extension.
+var hashedAssetRE = mustPattern(`[-.]([0-9a-f]{6,})\.(?:js|mjs|css|map|woff2?|svg|png|jpg|webp)$`)
+
+// hashedAsset reports whether base is named with a content hash.
+func hashedAsset(base string) bool {
+	m := hashedAssetRE.FindStringSubmatch(base)
+	return m != nil && strings.ContainsAny(m[1], "0123456789") && strings.ContainsAny(m[1], "abcdef")
+}
 
 // placeholderStems stand for names in a pattern: "tenant/uuid.pdf".
 var placeholderStems = wordSet(`uuid guid hash sha256 timestamp`)

@@ -144,3 +144,81 @@ func TestNotPossibleAndTopicDashNo(t *testing.T) {
 		t.Error(`"no cap" opens a phrase: nothing is turned down`)
 	}
 }
+
+// Rules from the twelfth session's third blind round (own-384..395).
+func TestFilesTwelfthThirdRound(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"a file that no longer exists", []agent.TranscriptMessage{
+			u("there's a scheduled prune in app/Console/Kernel.php already, put it there? actually no wait, we're on 11, there is no Kernel anymore, it's routes/console.php. there."),
+		}, []string{"routes/console.php"}, []string{"app/Console/Kernel.php"}},
+		{"a package already in the manifest", []agent.TranscriptMessage{
+			u("league/csv is already in composer.json, so no new packages. Import goes in `app/Jobs/ImportCustomers.php`."),
+		}, []string{"app/Jobs/ImportCustomers.php"}, []string{"composer.json"}},
+		{"a part put off, by a word of its paths", []agent.TranscriptMessage{
+			u("ok 2. infra/modules/cloud_run/main.tf, infra/envs/prod/main.tf, infra/envs/staging/main.tf. prod only for now, staging later"),
+		}, []string{"infra/modules/cloud_run/main.tf", "infra/envs/prod/main.tf"}, []string{"infra/envs/staging/main.tf"}},
+		{"without any change in it", []agent.TranscriptMessage{
+			u("imports?"),
+			a("Documents created by the DXF importer (`src/io/DxfImporter.cpp`) get autosaved without any change in the importer. The timer lives in `src/AutosaveManager.cpp`."),
+		}, []string{"src/AutosaveManager.cpp"}, []string{"src/io/DxfImporter.cpp"}},
+		{"nobody is committing X", []agent.TranscriptMessage{
+			u("Agreed on the ticket note. And obviously nobody is committing .env.production. Tracing goes in `src/App/Tracing.hs`."),
+		}, []string{"src/App/Tracing.hs"}, []string{".env.production"}},
+		{"in the platform repo, that's theirs", []agent.TranscriptMessage{
+			u("Yeah, the promtail pipeline (deploy/promtail/pipeline.yaml in the platform repo) still parses our old text format. Logs go through `src/App/Logging.hs`."),
+		}, []string{"src/App/Logging.hs"}, []string{"deploy/promtail/pipeline.yaml"}},
+		{"that's theirs, said of the clause before", []agent.TranscriptMessage{
+			u("`deploy/promtail/pipeline.yaml` still parses our old text format — that's theirs, I'll ping them. Logs go through `src/App/Logging.hs`."),
+		}, []string{"src/App/Logging.hs"}, []string{"deploy/promtail/pipeline.yaml"}},
+		{"not in this change, as a label", []agent.TranscriptMessage{
+			u("summary?"),
+			a("1. `src/router/index.ts` — lazy routes\n\nNot in this change: `App.vue` (no progress bar), `deploy/publish.sh` and the CloudFront settings."),
+		}, []string{"src/router/index.ts"}, []string{"App.vue", "deploy/publish.sh"}},
+		{"a script that belongs to another team", []agent.TranscriptMessage{
+			u("Deploys are done by deploy/publish.sh. That script belongs to the platform team. The router is `src/router/index.ts`."),
+		}, []string{"src/router/index.ts"}, []string{"deploy/publish.sh"}},
+		{"don't bother with X", []agent.TranscriptMessage{
+			u("Also, don't bother with src/views/LegacyReportsView.vue, it's getting deleted next month. Change `src/router/index.ts`."),
+		}, []string{"src/router/index.ts"}, []string{"src/views/LegacyReportsView.vue"}},
+		{"has to stay in X, stays pinned in Y, keeps using it", []agent.TranscriptMessage{
+			u("bull-board stays until the follow-up. Redis itself stays, the cache in src/cache/redis.ts keeps using it. Zephyr stays pinned in west.yml."),
+			a("Then the dependency has to stay in `package.json`. The worker goes in `src/queue/worker.ts`."),
+		}, []string{"src/queue/worker.ts"}, []string{"src/cache/redis.ts", "west.yml", "package.json"}},
+		{"what stays in a folder is not the files named after it", []agent.TranscriptMessage{
+			u("legacy_plots.R stays in R/"),
+			a("Since the file has to stay in `R/`, call `tar_source(c(\"R/clean.R\", \"R/models.R\"))` in `_targets.R`."),
+		}, []string{"R/clean.R", "R/models.R", "_targets.R"}, nil},
+		{"on their side, not in this repo", []agent.TranscriptMessage{
+			u("stale chunks?"),
+			a("Add the reload guard to `src/main.ts`. Ask the platform team to confirm no-cache on `index.html` — that's on their side, not in this repo."),
+		}, []string{"src/main.ts"}, []string{"index.html"}},
+		{"it needs no change, said of the clause before", []agent.TranscriptMessage{
+			u("swagger?"),
+			a("`src/App/Swagger.hs` builds the spec from the API type; servant-openapi3 ships an instance for `Vault`, so it needs no change. Tests go in `test/App/RequestIdSpec.hs`."),
+		}, []string{"test/App/RequestIdSpec.hs"}, []string{"src/App/Swagger.hs"}},
+		{"a name whose only full path is outside, above the repository", []agent.TranscriptMessage{
+			u("I saw MCUboot ships a root-ec-p256.pem in bootloader/mcuboot."),
+			a("Don't ship with that one: `../bootloader/mcuboot/root-ec-p256.pem` is public. Generate `keys/occusense.pem` and set it in `sysbuild/mcuboot.conf`."),
+		}, []string{"sysbuild/mcuboot.conf"}, []string{"root-ec-p256.pem"}},
+		{"Zephyr overlays and Xcode models", []agent.TranscriptMessage{
+			u("partitions go in boards/occusense_nrf52840.overlay; the model is HabitTracker/HabitTracker.xcdatamodeld"),
+		}, []string{"boards/occusense_nrf52840.overlay", "HabitTracker/HabitTracker.xcdatamodeld"}, nil},
+		{"an extension and more, a bundler's hashed name, an absolute path with a space", []agent.TranscriptMessage{
+			u("When I look in simulator the file is here: /Users/kenji/Library/Developer/Data/Library/Application Support/HabitTracker.sqlite and there are also -wal and -shm files."),
+			a("Rename all three files together (`.sqlite`, `.sqlite-wal`, `.sqlite-shm`). A tab opened before the deploy asks for `OrdersView-3a9c1f.js`. The migrator goes in `HabitTracker/Persistence/LegacyStoreMigrator.swift`."),
+		}, []string{"HabitTracker/Persistence/LegacyStoreMigrator.swift"}, []string{".sqlite-wal", ".sqlite-shm", "Support/HabitTracker.sqlite", "OrdersView-3a9c1f.js"}},
+	})
+	if hashedAsset("app-v2.js") || hashedAsset("index-abcdef.js") || !hashedAsset("index-8f2c1d4e.css") {
+		t.Error("hashedAsset: a hash has six hex digits or more, with a digit and a letter")
+	}
+}
+
+// "ok 1 and 2" to a reply with two numbered lists under their own
+// headings, each with a 1 and a 2, picks one of each list, in order: the
+// options of one list are alternatives.
+func TestOnePickPerList(t *testing.T) {
+	x := extractT(t, u("want shell completion + man pages. options?"),
+		a("**Completion**\n1. Use Cobra's default `completion` command. Nothing to write.\n2. Disable the default and write your own `completion` command with an `--install` flag.\n\n**Man pages**\n1. A hidden `gen-man` subcommand in the binary.\n2. A separate generator, `tools/gendocs/main.go`, run at release time.\n\nI'd take completion 1 and man 2."),
+		u("ok 1 and 2. goreleaser yes"))
+	checkDecisions(t, x, [][]string{{"default", "completion"}, {"generator"}}, [][]string{{"install"}, {"hidden"}})
+}
