@@ -353,7 +353,8 @@ func prefixLits(re *syntax.Regexp) []string {
 type litSet struct {
 	all    []string
 	prefix bool
-	one    string              // the strings of one byte, as a set of bytes
+	one    string              // the strings of one byte
+	oneSet [256]bool           // the same, by byte
 	byPair map[uint16][]string // the longer strings by their first two bytes
 	pairs  *[1 << 16 / 64]uint64
 }
@@ -377,6 +378,7 @@ func newLitSet(ss []string, prefix bool) litSet {
 	for _, s := range ss {
 		if len(s) == 1 {
 			l.one += s
+			l.oneSet[s[0]] = true
 			continue
 		}
 		key := uint16(s[0])<<8 | uint16(s[1])
@@ -388,7 +390,7 @@ func newLitSet(ss []string, prefix bool) litSet {
 
 // in reports whether s holds (or, for a prefix set, begins with) one of
 // the strings; true for a set with none, which knows nothing.
-func (l litSet) in(s string) bool {
+func (l *litSet) in(s string) bool {
 	if l.all == nil {
 		return true
 	}
@@ -414,8 +416,12 @@ func (l litSet) in(s string) bool {
 		}
 		return false
 	}
-	if l.one != "" && strings.ContainsAny(s, l.one) {
-		return true
+	if l.one != "" {
+		for i := 0; i < len(s); i++ {
+			if l.oneSet[s[i]] {
+				return true
+			}
+		}
 	}
 	for i := 0; i+1 < len(s); i++ {
 		key := uint16(s[i])<<8 | uint16(s[i+1])
