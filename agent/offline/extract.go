@@ -202,7 +202,7 @@ var (
 	injectionRE   = mustPattern(`(ignore|disregard|forget) (all |any )?(your |the )?(previous|prior|above|earlier) (instructions|prompts?|rules)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?(?:ai|llms?|(?:ai |automated |autonomous )?coding (?:agents?|assistants?|tools?)|automated (?:agents?|assistants?|tools?))\b|system prompt|\byou are now (?:the|a|an) \w+ (?:assistant|agent|bot)\b|\battention,? (?:all |any )?(?:ai|llms?|automated|autonomous|coding)\b`)
 	rejectRE      = mustPattern(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = mustPattern(`\bno\b.*\byet\b`)
-	rejectCues    = cues(`not_possible isn't_possible is_impossible not_an_option off_the_table don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
+	rejectCues    = cues(`of_pain a_nightmare too_painful too_much_work not_possible isn't_possible is_impossible not_an_option off_the_table don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
 	explicitRE    = mustPattern(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
 	// needRE opens a requirement the user states in full ("we also need a
 	// plugins list command").

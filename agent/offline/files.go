@@ -22,7 +22,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	rmd rd rproj rnw qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
 	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest
-	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel`)
+	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel godot gdextension`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -121,7 +121,7 @@ func absoluteGoesOn(clause, prev, f string) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|\bis maintained by (?:our|the|their|an?|another) (?:[\w-]+ ){0,3}(?:contractor|team|vendor|agency|folks|people)\b|(?:was|were|is|are) never committed\b|\bno need to (?:touch|change|edit|modify)\b|^leave \x60?[\w./-]+\.\w+\x60?(?:\s+[—–-]|[.,;]|$)|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // nothingInRE answers what a file needs: "Nothing in `NoteEntity.kt`
 // itself."
@@ -139,14 +139,14 @@ var refuseRE = mustPattern(`\b(?:i'm not going to|i am not going to|i won't|i wi
 // noFileRE finds a file turned down by name: "no second binary, no
 // `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
 // that file is turned down, not the others the sentence names.
-var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but )?(no|not)\s+` + "`?([^`\\s,;()]+[^`\\s,;().])`?")
+var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but |so )?(no|not)\s+` + "`?([^`\\s,;()]+[^`\\s,;().])`?")
 
 // partlyRE marks a clause that leaves a file alone but for one change
 // ("unchanged apart from removing the tracking call"): it still changes.
 var partlyRE = mustPattern(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not hands maintained never leave nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -162,14 +162,16 @@ var listedRE = mustPattern(`^\S+\s+[—–-]\s`)
 // notPathRE matches what looks like a file name but is code: a call
 // ("System.cmd(", "duckdb.sql("), a Ruby bang method ("patron.lock!"), a
 // setting with its value
-// ("experiments.css: true"), or the tail of a name pattern
+// ("experiments.css: true"), a file inside a dependency
+// ("`org/springframework/batch/core/schema-postgresql.sql` inside the
+// `spring-batch-core` jar"), or the tail of a name pattern
 // ("manifests/<period>.skipped.jsonl", "{id}.json"), or the units a
 // systemd unit orders itself after ("After=mediamtx.service").
-var notPathRE = mustPattern(`\b(?:After|Before|Requires|Wants|BindsTo|PartOf|Requisite|Conflicts)=(?:[\w@.-]+\.(?:service|socket|target|timer|mount|path)\b\s*)+|\b[A-Za-z_]\w*\.\w+\(|\b[a-z_]\w*\.[a-z_]\w*!|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*`)
+var notPathRE = mustPattern(`\b(?:After|Before|Requires|Wants|BindsTo|PartOf|Requisite|Conflicts)=(?:[\w@.-]+\.(?:service|socket|target|timer|mount|path)\b\s*)+|\b[A-Za-z_]\w*\.\w+\(|\b[a-z_]\w*\.[a-z_]\w*!|\b[\w.-]+\.[a-z]+:\s*(?:true|false|null|'|")|[<{][^<>{}\s]+[>}][\w.-]*|` + "`?[\\w./-]+\\.\\w+`? inside (?:the |a )?`?[\\w.-]+`? (?:jar|wheel|gem|crate)\\b")
 
 // notPaths blanks out what notPathRE matches in a clause.
 func notPaths(clause string) string {
-	if !strings.ContainsAny(clause, "(:<{=!") {
+	if !strings.ContainsAny(clause, "(:<{=!") && !strings.Contains(clause, " inside ") {
 		return clause
 	}
 	return notPathRE.ReplaceAllString(clause, " ")
@@ -209,6 +211,10 @@ type fileMention struct {
 // findFiles collects file mentions, outside pasted code and quotes.
 func findFiles(sents []sentence) []fileMention {
 	var out []fileMention
+	// Names shown once to be code (".python-test template") are code
+	// wherever they are named ("- `ci/templates/python.yml` — new,
+	// `.python-test`").
+	codeNames := map[string]bool{}
 	// An assistant's warning that pasted text addresses AI tools goes on
 	// to say what that text asked for ("It asks for the admin secret from
 	// infra/hasura/.env.production to be pasted into the ticket"): the
@@ -301,7 +307,11 @@ func findFiles(sents []sentence) []fileMention {
 					continue
 				}
 				p, ok := store.CleanPath(cand)
-				if !ok || !looksLikeFile(p) || aKindOf(clause, cand) || cssRule(clause, cand) {
+				if !ok || !looksLikeFile(p) || aKindOf(clause, cand) {
+					continue
+				}
+				if cssRule(clause, cand) {
+					codeNames[p] = true
 					continue
 				}
 				if !changeKnown {
@@ -365,6 +375,9 @@ func findFiles(sents []sentence) []fileMention {
 			}
 		}
 	}
+	if len(codeNames) > 0 {
+		out = slices.DeleteFunc(out, func(m fileMention) bool { return codeNames[m.path] })
+	}
 	return out
 }
 
@@ -381,7 +394,7 @@ func stillDoes(lc, cand string) bool {
 
 // tooRE is a sentence that only names files and says the same goes for
 // them: "`health.lua` too.", "and `b.yml` as well".
-var tooRE = mustPattern("^(?:and |also |same (?:for|with) )?[\\w./`, -]+? (?:too|as well|also)[.!]?$|^same (?:for|with) [\\w./`, -]+[.!]?$")
+var tooRE = mustPattern("^(?:and |also |same (?:for|with) )?[\\w./`, -]+? (?:too|as well|also)[.!]?$|^same (?:for|with) [\\w./`, -]+[.!]?$|^same (?:for|with) (?:my |the |our )?`?[\\w./-]+\\.\\w+`?(?: \\w+)?(?:,|\\s[—–-])\\s")
 
 // runtimeVerbRE ends the words before a file a program handles as it
 // runs: "writes `display-names.json`", "load the `settings.json`".
@@ -427,8 +440,10 @@ func aKindOf(clause, cand string) bool {
 	return false
 }
 
-// cssRule reports whether clause writes cand as a CSS selector, opening a
-// rule: "`.table-wrapper { height: 28rem; }`".
+// cssRule reports whether clause writes cand, a name with a leading dot,
+// as a CSS selector opening a rule ("`.table-wrapper { height: 28rem; }`")
+// or a CI template ("a hidden `.python-test` template", "extends:
+// .python-test").
 func cssRule(clause, cand string) bool {
 	if cand == "" || cand[0] != '.' {
 		return false
@@ -438,8 +453,11 @@ func cssRule(clause, cand string) bool {
 		if j < 0 {
 			return false
 		}
-		rest := strings.TrimLeft(clause[i+j+len(cand):], " ")
-		if strings.HasPrefix(rest, "{") {
+		rest := strings.TrimLeft(clause[i+j+len(cand):], "` ")
+		if strings.HasPrefix(rest, "{") || hasWordPrefix(lowerASCII(rest), "template", "job", "anchor", "class", "selector") {
+			return true // ".python-test template": a CI job's, not a file
+		}
+		if before := strings.TrimRight(clause[:i+j], "` "); strings.HasSuffix(before, "extends:") {
 			return true
 		}
 		i += j + len(cand)
@@ -520,12 +538,12 @@ var refuseItRE = mustPattern(`^(?:and |but )?(?:(?:i'm not|i am not|i won't|i wi
 // leaveItRE is a sentence that leaves what the sentence before named as
 // it is: "Leave it alone", "Don't touch that one", "That script belongs
 // to the platform team".
-var leaveItRE = mustPattern(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not) touch (?:it|that|this)(?: file)?|(?:that|this|the) (?:file|script|config|one|module) (?:belongs to|is owned by) (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group))\b`)
+var leaveItRE = mustPattern(`^(?:so |and )?(?:leave (?:it|that|this)(?: one| file)? (?:alone|as it is|untouched)|(?:don't|do not|dont) touch (?:it|that|this)(?: file)?|(?:that|this|the) (?:file|script|config|one|module) (?:belongs to|is owned by) (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group))\b`)
 
 // leftThereRE ends a clause that leaves the file of the clause before as
 // it is: "… I just read through it, so nothing to change there", "…
 // adapts it, so no change there", "… — that's the frontend team's PR".
-var leftThereRE = mustPattern(`\b(?:it|that|this)(?: file)? needs no changes?\b|\b(?:that's|that is|it's) theirs\b|\b(?:that's|that is|it's) on their (?:side|end)\b|\bnot in (?:this|our) repo\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) there\b|\b(?:that's|that is|it's|which is) (?:the|their|a|another) (?:[\w-]+ )?team's (?:pr|change|job|ticket|work)\b|\bnothing to change (?:there|here|in it)\b|\bno changes? (?:needed )?(?:there|here)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
+var leftThereRE = mustPattern(`^hands off\b|\b(?:it|that|this)(?: file)? needs no changes?\b|\b(?:that's|that is|it's) theirs\b|\b(?:that's|that is|it's) on their (?:side|end)\b|\bnot in (?:this|our) repo\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) there\b|\b(?:that's|that is|it's|which is) (?:the|their|a|another) (?:[\w-]+ )?team's (?:pr|change|job|ticket|work)\b|\bnothing to change (?:there|here|in it)\b|\bno changes? (?:needed )?(?:there|here)\b|\b(?:that|this) file is fine as(?: it)? is\b|\b(?:don't|do not) want to touch it\b|\b(?:don't|dont|do not) touch (?:it|that|this)\b|\b(?:no changes?|nothing) (?:is |are )?(?:needed|required) (?:in|to|for) (?:it|that|this)\b`)
 
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = mustPattern("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
@@ -617,10 +635,14 @@ var dirExceptRE = mustPattern(`^\s*(?:except|apart from|other than|besides|but f
 // `src/Clinic.Reporting/Queries/PatientStatistics.sql`.
 var leftPartRE = mustPattern(`(?i)\b(?:don't|dont|do not|won't|will not|shouldn't|no need to) (?:change|touch|modify|edit) (?:the|our|any of the) ([a-z][a-z-]{3,})(?: (?:code|module|part|side|stuff|layer|folder|project))?\s*(?:[.,;!]|$)`)
 
-// keptPartRE keeps a part of the project as it is, named by a word of its
+// keptPartRE keeps a part of the project as it is, named by words of its
 // files' paths: "For the old notebooks: I'd keep them exactly as they
-// are", "keep the notebooks as they are".
-var keptPartRE = mustPattern(`(?i)\b(?:for|about|as for) the (?:old |existing |current |original )?([a-z][a-z-]{3,}):? [^.;]*?\b(?:keep|leave) (?:them|it) (?:exactly |just )?(?:as (?:they are|it is|is)|alone|untouched)\b|\b(?:keep|leave) the (?:old |existing |current |original )?([a-z][a-z-]{3,}) (?:exactly |just )?(?:as (?:they are|it is|is)|alone|untouched)\b`)
+// are", "keep the notebooks as they are", "The main menu stays
+// untouched", "Airbyte, the marts and `customers` stay exactly as they
+// are", "Marts: don't touch them in this change".
+var keptPartRE = mustPattern(`(?i)\b(?:for|about|as for) the (?:old |existing |current |original )?([a-z][a-z-]{3,}):? [^.;]*?\b(?:keep|leave) (?:them|it) (?:exactly |just )?(?:as (?:they are|it is|is)|alone|untouched)\b|\b(?:keep|leave) the (?:old |existing |current |original )?([a-z][a-z-]{3,}) (?:exactly |just )?(?:as (?:they are|it is|is)|alone|untouched)\b` +
+	`|\bthe ([a-z][a-z-]{2,}(?: [a-z][a-z-]{2,})?)(?:,? and [^.;]{1,40}?)? (?:stays?|stay|remains?) (?:exactly |just )?(?:as (?:it is|they are|is)|untouched|unchanged)\b` +
+	`|^([a-z][a-z-]{2,}): (?:don't|do not|dont) (?:touch|change) (?:them|it)\b`)
 
 // leaveFrozen marks the mentions, up to the message that says so, of the
 // files inside a folder the work leaves alone: those under it, and bare
@@ -631,7 +653,7 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 	for _, st := range sents {
 		lc := st.lower
 		parts := strings.Contains(lc, "n") && containsAny(lc, "n't change", "n't touch", "n't modify", "n't edit", "not change", "not touch", "not modify", "not edit", "no need to")
-		kept := containsAny(lc, "keep ", "leave ") && containsAny(lc, "as they are", "as it is", "as is", "alone", "untouched")
+		kept := containsAny(lc, "keep ", "leave ", "stay", "remain") && containsAny(lc, "as they are", "as it is", "as is", "alone", "untouched", "unchanged") || containsAny(lc, "touch them", "touch it", "change them", "change it")
 		if !parts && !kept && !containsAny(lc, "nothing ", "anything ", "frozen", "off-limits", "off limits") {
 			continue // the quick test frozenDirRE, leftPartRE and keptPartRE need
 		}
@@ -639,9 +661,10 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 			for _, sm := range keptPartRE.FindAllStringSubmatch(st.raw, -1) {
 				// The word exactly: "leave the screen alone" is one screen, not
 				// all of src/screens/.
-				part := lowerASCII(sm[1] + sm[2])
+				part := strings.Fields(lowerASCII(sm[1] + sm[2] + sm[3] + sm[4]))
 				leaveUpTo(ms, st.msg, func(m fileMention) bool {
-					return slices.Contains(pathWords(m.path), part)
+					words := pathWords(m.path)
+					return !slices.ContainsFunc(part, func(w string) bool { return !slices.Contains(words, w) })
 				})
 			}
 		}
@@ -670,7 +693,7 @@ func leaveFrozen(ms []fileMention, sents []sentence) {
 
 // dropRE is a user's sentence that takes things out of the plan: "Drop
 // chunked-upload.js and the Chunks controller."
-var dropRE = mustPattern(`^(?:(?:ok|okay|so|and|then|also|yes|yeah)\W+)*(?:drop|skip|scrap|ditch|forget(?: about)?|no need for|(?:we )?(?:don't|do not) need) (.+)$`)
+var dropRE = mustPattern(`^(?:(?:ok|okay|so|and|then|also|yes|yeah)\W+)*(drop|skip|scrap|ditch|forget(?: about)?|no need for|(?:we )?(?:don't|do not) need) (.+)$`)
 
 // goneRE says a file no longer exists: "there is no Kernel anymore".
 var goneRE = mustPattern(`\bthere(?:'s| is) no (?:longer (?:a |an |any )?)?([\w.-]{3,})(?: file| class)? (?:anymore|any more)\b`)
@@ -712,7 +735,8 @@ func dropNew(ms []fileMention, sents []sentence) {
 			continue
 		}
 		var items []string
-		for _, it := range strings.Split(strings.ReplaceAll(m[1], " and ", ", "), ",") {
+		verb, obj := m[1], m[2]
+		for _, it := range strings.Split(strings.ReplaceAll(obj, " and ", ", "), ",") {
 			it = strings.Trim(strings.TrimSpace(it), "`")
 			for _, art := range []string{"the ", "our ", "that ", "this ", "your "} {
 				it = strings.TrimPrefix(it, art)
@@ -738,7 +762,7 @@ func dropNew(ms []fileMention, sents []sentence) {
 				all, named := true, false
 				for _, w := range ws {
 					all = all && pathHasWord(lp, w)
-					named = named || w == stem || w+"s" == stem || w == stem+"s"
+					named = named || w == stem || w+"s" == stem || w == stem+"s" || pathHasWord(stem, w)
 				}
 				if all && named {
 					return true
@@ -756,7 +780,9 @@ func dropNew(ms []fileMention, sents []sentence) {
 			}
 		}
 		for p, sent := range first {
-			if dropped(p) && newCue.match(lowerASCII(sent)) {
+			// "Skip the parity test" leaves the file as it is; "drop X"
+			// deletes a file that exists.
+			if dropped(p) && (verb != "drop" || newCue.match(lowerASCII(sent))) {
 				leaveUpTo(ms, st.msg, func(fm fileMention) bool {
 					return fm.path == p || path.Base(fm.path) == path.Base(p) && !strings.Contains(fm.path, "/")
 				})
@@ -1134,7 +1160,7 @@ func collectFiles(ms []fileMention) []agent.ExtractedFile {
 			}
 		}
 		switch {
-		case n == 1 && (listedApart(byPath[short], byPath[match]) || slices.ContainsFunc(byPath[short], func(m fileMention) bool { return rootRE.MatchString(m.sentence) })):
+		case n == 1 && (listedApart(byPath[short], byPath[match]) || slices.ContainsFunc(byPath[short], func(m fileMention) bool { return atRoot(m.sentence) })):
 			// "- `settings.gradle.kts` — …" beside "-
 			// `build-logic/settings.gradle.kts` — …", or "A `vcpkg.json`
 			// at the root" beside ports/libsndfile/vcpkg.json: two files.
@@ -1236,6 +1262,16 @@ func listedApart(a, b []fileMention) bool {
 
 // rootRE finds a sentence that places a file at the repository's root.
 var rootRE = mustPattern(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\b(?:root|top)-level\b|\bthe root's\b`)
+
+// atRoot reports whether sentence places a file at the repository's
+// root; "at the root of `setContent`" is the root of something else.
+func atRoot(sentence string) bool {
+	if !rootRE.MatchString(sentence) {
+		return false
+	}
+	lc := lowerASCII(sentence)
+	return !strings.Contains(lc, "root of ") || containsAny(lc, "root of the repo", "root of the project", "root of this repo")
+}
 
 // dirRE finds a folder named in a sentence: "infra/", "src/app/".
 var dirRE = mustPattern(`(?:^|[\s(])((?:[A-Za-z0-9_.-]+/)+)(?:[\s,.:;)]|$)`)

@@ -222,3 +222,77 @@ func TestOnePickPerList(t *testing.T) {
 		u("ok 1 and 2. goreleaser yes"))
 	checkDecisions(t, x, [][]string{{"default", "completion"}, {"generator"}}, [][]string{{"install"}, {"hidden"}})
 }
+
+// Rules from the twelfth session's fourth blind round (own-396..407).
+func TestFilesTwelfthFourthRound(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"skip a file proposed, whatever it was", []agent.TranscriptMessage{
+			u("what do we need?"),
+			a("- `scripts/dialogue/dialogue_manager.gd` — new\n- `dialogue/blacksmith_intro.json` — the first real dialogue, to prove the pipeline."),
+			u("skip blacksmith_intro.json, writers are doing the real dialogue files"),
+		}, []string{"scripts/dialogue/dialogue_manager.gd"}, []string{"dialogue/blacksmith_intro.json"}},
+		{"skip a file by a word of its name", []agent.TranscriptMessage{
+			u("parallel run?"),
+			a("I could add a dbt test, `dbt/tests/cdc_vs_airbyte_parity.sql`, next to `dbt/models/staging/stg_orders.sql`."),
+			u("Skip the parity test, Priya compares by hand."),
+		}, []string{"dbt/models/staging/stg_orders.sql"}, []string{"dbt/tests/cdc_vs_airbyte_parity.sql"}},
+		{"a part by its words: the main menu stays untouched", []agent.TranscriptMessage{
+			u("locale picker?"),
+			a("A picker would go in `scenes/ui/main_menu.tscn`; the fallback goes in `project.godot`."),
+			u("no picker"),
+			a("OK, I'll set the fallback in `project.godot`. The main menu stays untouched."),
+		}, []string{"project.godot"}, []string{"scenes/ui/main_menu.tscn"}},
+		{"a part as a label: Marts: don't touch them", []agent.TranscriptMessage{
+			u("the marts, `dbt/models/marts/fct_orders.sql` and friends, read the Airbyte tables"),
+			a("The staging model goes in `dbt/models/staging/cdc/stg_cdc__orders.sql`. Switch the marts now?"),
+			u("Marts: don't touch them in this change."),
+		}, []string{"dbt/models/staging/cdc/stg_cdc__orders.sql"}, []string{"dbt/models/marts/fct_orders.sql"}},
+		{"dont touch it", []agent.TranscriptMessage{
+			u("saves are scripts/save/save_game.gd. dont touch it, jonas is rewriting the save system. flags go in scripts/dialogue/flags.gd"),
+		}, []string{"scripts/dialogue/flags.gd"}, []string{"scripts/save/save_game.gd"}},
+		{"root of a function is not the repository's root", []agent.TranscriptMessage{
+			u("Our main activity is app/src/main/java/com/acme/MainActivity.kt."),
+			a("Put the gate at the root of `setContent` in `MainActivity.kt`."),
+		}, []string{"app/src/main/java/com/acme/MainActivity.kt"}, []string{"MainActivity.kt"}},
+		{"a path inside a dependency's jar", []agent.TranscriptMessage{
+			u("metadata tables?"),
+			a("Create them in a migration, `src/main/resources/db/migration/V12__batch.sql` (the DDL is `org/springframework/batch/core/schema-postgresql.sql` inside the `spring-batch-core` jar)."),
+		}, []string{"src/main/resources/db/migration/V12__batch.sql"}, []string{"org/springframework/batch/core/schema-postgresql.sql"}},
+		{"maintained by someone else", []agent.TranscriptMessage{
+			u("src/routes/sitemap.xml/+server.ts is maintained by our SEO contractor. Links live in `src/lib/nav.ts`."),
+		}, []string{"src/lib/nav.ts"}, []string{"src/routes/sitemap.xml/+server.ts"}},
+		{"hands off", []agent.TranscriptMessage{
+			u("Sitemap: src/routes/sitemap.xml/+server.ts — hands off. Links live in `src/lib/nav.ts`."),
+		}, []string{"src/lib/nav.ts"}, []string{"src/routes/sitemap.xml/+server.ts"}},
+		{"never committed", []agent.TranscriptMessage{
+			u("my scripts/add_synonyms.py hack was never committed anyway. Names live in `app/search/client.py`."),
+		}, []string{"app/search/client.py"}, []string{"scripts/add_synonyms.py"}},
+		{"same for Y, with more said", []agent.TranscriptMessage{
+			u("Leave products.json as it is. Same for my add_synonyms.py hack, it's mine. Names live in `app/search/client.py`."),
+		}, []string{"app/search/client.py"}, []string{"products.json", "add_synonyms.py"}},
+		{"no X in this PR, hands off", []agent.TranscriptMessage{
+			u("pt-br later. Sitemap: src/routes/sitemap.xml/+server.ts is maintained by our SEO contractor — hands off."),
+			a("Then `locales: [\"en\", \"es\"]` in `project.inlang/settings.json`, so no `messages/pt-br.json` in this PR."),
+		}, []string{"project.inlang/settings.json"}, []string{"messages/pt-br.json", "src/routes/sitemap.xml/+server.ts"}},
+		{"never committed, no need to touch it, leave X —, same for Y", []agent.TranscriptMessage{
+			u("The query code in app/search/queries.py doesn't care about the name, no need to touch it. Names live in `app/search/client.py`."),
+			a("And `search/indices/products.json` — update or leave?"),
+			u("Leave products.json — it documents what's live. Same for my add_synonyms.py hack, that was never committed anyway."),
+		}, []string{"app/search/client.py"}, []string{"app/search/queries.py", "search/indices/products.json", "add_synonyms.py"}},
+		{"a CI template's name, wherever it is named", []agent.TranscriptMessage{
+			u("split the CI file?"),
+			a("Each job extends a hidden `.python-test` template in `ci/templates/python.yml`."),
+			u("yes"),
+			a("Changes:\n- `ci/templates/python.yml` — new, `.python-test`\n- `ci/api.yml` — new"),
+		}, []string{"ci/templates/python.yml", "ci/api.yml"}, []string{".python-test"}},
+	})
+}
+
+// "Seeding from the Airbyte tables sounds like a week of pain." turns the
+// seeding option down.
+func TestWeekOfPainTurnsDown(t *testing.T) {
+	x := extractT(t, u("initial load for the CDC?"),
+		a("Two choices:\n\n- **Incremental snapshot**: streaming starts immediately, the table is read in chunks.\n- **Seed from the existing Airbyte tables** in Snowflake and only stream from a point in time.\n\nI'd go incremental."),
+		u("Incremental snapshot, yes. Seeding from the Airbyte tables sounds like a week of pain."))
+	checkDecisions(t, x, [][]string{{"incremental"}}, [][]string{{"seed"}})
+}
