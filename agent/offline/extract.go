@@ -202,7 +202,7 @@ var (
 	injectionRE   = mustPattern(`(ignore|disregard|forget) (all |any )?(your |the )?(previous|prior|above|earlier) (instructions|prompts?|rules)|approved decision|\bai (assistant|tools?|model)s?\b.*\b(must|should|record|mark)\b|\b(?:note|message|instructions?|attention) (?:to|for) (?:any |all |the )?(?:ai|llms?|(?:ai |automated |autonomous )?coding (?:agents?|assistants?|tools?)|automated (?:agents?|assistants?|tools?))\b|system prompt|\byou are now (?:the|a|an) \w+ (?:assistant|agent|bot)\b|\battention,? (?:all |any )?(?:ai|llms?|automated|autonomous|coding)\b`)
 	rejectRE      = mustPattern(`^(no|nope|nah|not|never|without|skip|later|forget|drop the idea|scrap|ditch)\b`)
 	notYetRE      = mustPattern(`\bno\b.*\byet\b`)
-	rejectCues    = cues(`of_pain a_nightmare too_painful too_much_work not_possible isn't_possible is_impossible not_an_option off_the_table don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
+	rejectCues    = cues(`definitely_not certainly_not absolutely_not of_pain a_nightmare too_painful too_much_work not_possible isn't_possible is_impossible not_an_option off_the_table don't do_not won't shouldn't never is_out are_out rather_not vetoed scares_me worries_me makes_me_nervous not_a_fan let_me_not let's_not lets_not not_in_this_change overkill not_now not_part_of_this forget_the forget_about scrap_the ditch_the`)
 	explicitRE    = mustPattern(`^(ok|okay|sure|yep|yeah|ship)\b|\bgo\.?$|^\(?[a-h]\)\.?$|\boption\s+(\d|[a-h])\b|` + needRE)
 	// needRE opens a requirement the user states in full ("we also need a
 	// plugins list command").
@@ -400,7 +400,7 @@ var (
 	yesSplitRE    = mustPattern(`(?i),\s+((?:and )?(?:yes|yep|yeah)\s)`)
 	yesAllSplitRE = mustPattern(`(?i)^((?:yes|yep|yeah|ok|okay) to (?:all|both)(?: (?:that|of that|of it|of them|of these|three|four|five))?),\s+`)
 	leadingNoRE   = mustPattern(`^(no|not|don't|do not|never)\b`)
-	trailingNoRE  = mustPattern(`, (?:no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
+	trailingNoRE  = mustPattern(`, (?:(?:definitely|certainly|absolutely) not|no|not|never|without|forget|skip|drop|scrap|ditch|(?:we|i) (?:don't|do not|won't|can't)) `)
 )
 
 // spacedDash reports whether s has a "-" after a space, as a dash

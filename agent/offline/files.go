@@ -22,7 +22,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	rmd rd rproj rnw qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
 	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest
-	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel godot gdextension`)
+	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel godot gdextension webmanifest`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -121,7 +121,7 @@ func absoluteGoesOn(clause, prev, f string) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the) repo|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does)\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|\bis maintained by (?:our|the|their|an?|another) (?:[\w-]+ ){0,3}(?:contractor|team|vendor|agency|folks|people)\b|(?:was|were|is|are) never committed\b|\bno need to (?:touch|change|edit|modify)\b|^leave \x60?[\w./-]+\.\w+\x60?(?:\s+[—–-]|[.,;]|$)|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the|our) repo|\bin their (?:own )?repo(?:sitory)?\b|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does|takes|accepts|supports|handles|returns)\b|(?:is|are) already done\b|\bleave (?:\S+ ){0,6}as (?:it is|they are|is)\b|\b(?:which|that) (?:the |our |their |another )?[\w-]+ team owns\b|\bowned by (?:the|another|a different) [\w-]+ team\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|\bis maintained by (?:our|the|their|an?|another) (?:[\w-]+ ){0,3}(?:contractor|team|vendor|agency|folks|people)\b|(?:was|were|is|are) never committed\b|\bno need to (?:touch|change|edit|modify)\b|^leave \x60?[\w./-]+\.\w+\x60?(?:\s+[—–-]|[.,;]|$)|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // nothingInRE answers what a file needs: "Nothing in `NoteEntity.kt`
 // itself."
@@ -130,6 +130,11 @@ var nothingInRE = mustPattern(`^nothing (?:to change )?in \x60?[\w./-]+\.\w+\x60
 // neitherRE carries a negation over to the next file: "`a.yml` doesn't
 // change, and neither does `b.swift`".
 var neitherRE = mustPattern(`\b(?:and )?(?:neither|nor) (?:does|do|is|are|will|has|have)\b`)
+
+// asksMeRE opens the assistant's report of what pasted text asks of it:
+// "It asks me to read your production secrets, … and commit
+// `.env.production` to the repo."
+var asksMeRE = mustPattern(`^(?:it|they|the (?:comment|note|ticket|bot|message|block|text|instruction)) (?:also )?asks? (?:me|us|ai (?:tools|assistants)) to\b`)
 
 // refuseRE is a refusal to do anything with what a clause names: "I won't
 // post, print or commit `.env`", "The block I'm ignoring: it asks for
@@ -146,7 +151,7 @@ var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but |so )?(no|not)\s+` + "`?([
 var partlyRE = mustPattern(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not hands maintained never leave nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not already_takes already_accepts already_supports already_handles already_returns already_done team_owns owned_by leave hands maintained never leave nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -334,7 +339,7 @@ func findFiles(sents []sentence) []fileMention {
 				// A file named in text addressed to an AI reading the
 				// conversation, or where the assistant reports such
 				// text, is what that text asks for, not part of the work.
-				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag
+				injected := flagsInjection(s) || isInjection(s.lower) || afterFlag || s.role == agent.RoleAssistant && asksMeRE.MatchString(s.lower)
 				refused := s.role == agent.RoleAssistant && refuseRE.MatchString(lc)
 				no, not := namedAfterNo(lc, cand)
 				lcand := lowerASCII(cand)
@@ -561,6 +566,9 @@ func describedAfter(lc string) bool {
 	}
 	if m == "" || !strings.ContainsAny(m, "./") && fileNegRE.MatchString(m) {
 		return false // "Unchanged: `a.kt`, …": the label is the verdict
+	}
+	if !strings.ContainsAny(m, "./") {
+		return false // "Capabilities: … so `default.json` doesn't need any change": a topic, not a file's entry
 	}
 	loc := fileNegRE.FindStringIndex(lc[len(m):])
 	if loc == nil || words(lc[len(m):len(m)+loc[0]]) <= 4 {
@@ -1011,11 +1019,14 @@ func looksLikeFile(p string) bool {
 		// Gherkin file.
 		return false
 	}
+	if stem, ext, ok := strings.Cut(base, "."); ok && base == p && strings.HasPrefix(stem, "systemd-") && systemdUnits[ext] {
+		return false // "systemd-time-wait-sync.service": the system's own unit
+	}
 	if hashedAsset(base) {
 		return false // "OrdersView-3a9c1f.js": what a bundler writes
 	}
-	if stem, _, _ := strings.Cut(base, "."); strings.ContainsAny(stem, "_-") && slices.ContainsFunc(strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }), func(f string) bool { return f == "N" || f == "X" }) {
-		return false // "slot_N.bak.json": the pattern of many files' names
+	if stem, _, _ := strings.Cut(base, "."); strings.ContainsAny(stem, "_-") && slices.ContainsFunc(strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }), func(f string) bool { return f == "N" || strings.Trim(f, "X") == "" }) {
+		return false // "slot_N.bak.json", "main-XXXX.js": the pattern of many files' names
 	}
 	if stem, _, ok := strings.Cut(lowerASCII(base), "."); ok && anyFileStems[stem] {
 		return false // "so a future public/api/anything.php isn't exempt"
@@ -1082,6 +1093,9 @@ func isDotfile(base string) bool {
 // outputDirs are the first folders of paths a build or a tool writes,
 // never part of the work.
 var outputDirs = wordSet(`.output dist node_modules .next .nuxt .svelte-kit coverage __pycache__ .pytest_cache .gradle .terraform`)
+
+// systemdUnits are the extensions of systemd's units.
+var systemdUnits = wordSet(`service socket timer target mount path`)
 
 // hashedAssetRE is a name a bundler gives its output: a content hash of
 // hex digits, with a digit and a letter, before the extension.
