@@ -151,7 +151,7 @@ var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but |so )?(no|not)\s+` + "`?([
 var partlyRE = mustPattern(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not already_takes already_accepts already_supports already_handles already_returns already_done team_owns owned_by leave hands maintained never leave nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* other_repo infra_repo another_repo instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not already_takes already_accepts already_supports already_handles already_returns already_done team_owns owned_by leave maintained nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -606,7 +606,7 @@ func filesOf(t *transcript) []fileMention {
 		slices.SortStableFunc(ms, func(a, b fileMention) int { return a.msg - b.msg })
 	}
 	leaveFrozen(ms, t.all)
-	dropNew(ms, t.all)
+	leaveOut(ms, t.all)
 	// A bare name that a link in the conversation has for its host is a
 	// site, not a file: "a push via ntfy.sh" beside "https://ntfy.sh/…".
 	if hosts := urlHosts(t.msgs); len(hosts) > 0 {
@@ -713,14 +713,19 @@ var laterPartRE = mustPattern(`(?:^|[,;]\s*|\band\s+)([a-z][\w-]{2,}) (?:later|n
 // newCue says a file is yet to be made.
 var newCue = cues(`new`)
 
-// dropNew marks as left alone the files a user drops from the plan that
-// the conversation first brought up as new: "Drop chunked-upload.js and
-// the Chunks controller" after "a new controller
-// `lib/Vault/Controller/Chunks.pm`, …, and our own JS client,
-// `public/js/chunked-upload.js`". A file named by a phrase ("the Chunks
-// controller") has all its words in its path, one of them in its name.
-// Dropping a file that exists deletes it, which is work on it.
-func dropNew(ms []fileMention, sents []sentence) {
+// leaveOut marks as left alone, up to the message that says so, the files
+// a user takes out of the plan:
+//   - a part put off by a word of its paths ("prod only for now, staging
+//     later");
+//   - a file that no longer exists ("there is no Kernel anymore");
+//   - files skipped ("Skip the parity test") or, when the conversation
+//     first brought them up as new, dropped ("Drop chunked-upload.js and
+//     the Chunks controller" after "a new controller
+//     `lib/Vault/Controller/Chunks.pm`"). Dropping a file that exists
+//     deletes it, which is work on it. A file named by a phrase ("the
+//     Chunks controller") has all its words in its path, one of them in
+//     its name.
+func leaveOut(ms []fileMention, sents []sentence) {
 	for _, st := range sents {
 		if st.role == agent.RoleUser && strings.Contains(st.lower, "later") {
 			for _, m := range laterPartRE.FindAllStringSubmatch(st.lower, -1) {
