@@ -869,17 +869,52 @@ func hasDrive(s string) bool {
 func outsideNames(msgs []agent.TranscriptMessage) map[string]bool {
 	var names map[string]bool
 	for _, m := range msgs {
-		if !containsAny(m.Content, "~/", "/etc/", "/var/", "/opt/", "/tmp/", "/srv/", "/root/", "/run/", "/mnt/", "../", "/usr/", "/proc/", "/sys/", "/data/", "/sdcard/", "/storage/", "s3://", "gs://", "gcs://", "abfs", "wasb", "hdfs://") && !hasDrive(m.Content) {
-			continue // the quick test outsidePathRE needs
-		}
-		for _, n := range outsidePathRE.FindAllStringSubmatch(m.Content, -1) {
-			if names == nil {
-				names = map[string]bool{}
+		for line := range strings.SplitSeq(m.Content, "\n") {
+			if !mayLeaveRepo(line) {
+				continue // the quick test outsidePathRE needs
 			}
-			names[n[1]+n[2]+n[3]] = true
+			for _, n := range outsidePathRE.FindAllStringSubmatch(line, -1) {
+				if names == nil {
+					names = map[string]bool{}
+				}
+				names[n[1]+n[2]+n[3]] = true
+			}
 		}
 	}
 	return names
+}
+
+// outsideDirs are the first folders of outsidePathRE's absolute paths.
+var outsideDirs = wordSet(`etc var opt tmp srv root run mnt usr proc sys data sdcard storage`)
+
+// mayLeaveRepo reports whether line may hold a path outsidePathRE finds:
+// "~/", "../", a Windows drive, an object store's "://" or one of
+// outsideDirs at the start of an absolute path, in one pass over its
+// slashes.
+func mayLeaveRepo(line string) bool {
+	if strings.IndexByte(line, '\\') >= 0 && hasDrive(line) {
+		return true
+	}
+	for i := strings.IndexByte(line, '/'); i >= 0; {
+		switch {
+		case i > 0 && line[i-1] == '~', i > 1 && line[i-2:i] == "..", i > 0 && line[i-1] == ':':
+			return true
+		case i+1 < len(line):
+			end := i + 1
+			for end < len(line) && line[end] >= 'a' && line[end] <= 'z' {
+				end++
+			}
+			if end < len(line) && line[end] == '/' && outsideDirs[line[i+1:end]] {
+				return true
+			}
+		}
+		next := strings.IndexByte(line[i+1:], '/')
+		if next < 0 {
+			break
+		}
+		i += next + 1
+	}
+	return false
 }
 
 // urlHostRE is the host of a link.
