@@ -344,3 +344,24 @@ func TestDefinitelyNotTurnsDown(t *testing.T) {
 		u("The explicit list, definitely not auto-discovery."))
 	checkDecisions(t, x, [][]string{{"explicit"}}, [][]string{{"auto-discovery"}, {"installed gem"}})
 }
+
+// Rules from the twelfth session's sixth blind round (own-420..431).
+func TestFilesTwelfthSixthRound(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"a test's sample log", []agent.TranscriptMessage{
+			u("tests?"),
+			a("- `tests/test_rotate.py` — pytest\n- `tests/fixtures/app-sample.log` — a sample log spanning the DST switch. The app writes `logs/app.log`."),
+		}, []string{"tests/test_rotate.py", "tests/fixtures/app-sample.log"}, []string{"logs/app.log"}},
+		{"a file by its name alone stays as it is", []agent.TranscriptMessage{
+			u("`HealthSync/Views/DashboardView.swift` has a pull-to-refresh that calls syncAll(). Does that need changes?"),
+			a("No, DashboardView can stay as it is — it calls the same `syncAll()` in `HealthSync/Sync/SyncService.swift`."),
+		}, []string{"HealthSync/Sync/SyncService.swift"}, []string{"HealthSync/Views/DashboardView.swift"}},
+		{"R package files", []agent.TranscriptMessage{
+			u("golem skeleton exists: DESCRIPTION, R/app_server.R"),
+			a("Every `library()` call becomes an `Imports:` entry in `DESCRIPTION`; roxygen writes `NAMESPACE`; add `^dev$` to `.Rbuildignore`."),
+		}, []string{"DESCRIPTION", "NAMESPACE", ".Rbuildignore"}, nil},
+		{"the team owns that file", []agent.TranscriptMessage{
+			u("Prod URL is in deploy/helm/values-prod.yaml — platform team owns that file, so keep the config key. Client goes in `src/main/java/Inventory.java`."),
+		}, []string{"src/main/java/Inventory.java"}, []string{"deploy/helm/values-prod.yaml"}},
+	})
+}
