@@ -316,7 +316,7 @@ func findFiles(sents []sentence) []fileMention {
 				if !ok || !looksLikeFile(p) || aKindOf(clause, cand) {
 					continue
 				}
-				if cssRule(clause, cand) {
+				if codeName(clause, cand) {
 					codeNames[p] = true
 					continue
 				}
@@ -446,11 +446,11 @@ func aKindOf(clause, cand string) bool {
 	return false
 }
 
-// cssRule reports whether clause writes cand, a name with a leading dot,
-// as a CSS selector opening a rule ("`.table-wrapper { height: 28rem; }`")
+// codeName reports whether clause writes cand, a name with a leading dot,
+// as code: a CSS selector opening a rule ("`.table-wrapper { height: 28rem; }`")
 // or a CI template ("a hidden `.python-test` template", "extends:
 // .python-test").
-func cssRule(clause, cand string) bool {
+func codeName(clause, cand string) bool {
 	if cand == "" || cand[0] != '.' {
 		return false
 	}
@@ -829,13 +829,16 @@ func leaveUpTo(ms []fileMention, msg int, in func(fileMention) bool) {
 
 // pathWords are the lower-cased words of path p between its separators.
 func pathWords(p string) []string {
-	return strings.FieldsFunc(lowerASCII(p), func(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' })
+	return strings.FieldsFunc(lowerASCII(p), isPathSep)
 }
+
+// isPathSep reports whether r separates the words of a path.
+func isPathSep(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' }
 
 // pathHasWord reports whether lower-cased path p has word w, or its
 // plural or singular, between its separators.
 func pathHasWord(p, w string) bool {
-	for f := range strings.FieldsFuncSeq(p, func(r rune) bool { return r == '/' || r == '.' || r == '_' || r == '-' }) {
+	for f := range strings.FieldsFuncSeq(p, isPathSep) {
 		if f == w || f == w+"s" || f+"s" == w {
 			return true
 		}
@@ -1075,7 +1078,7 @@ func looksLikeFile(p string) bool {
 	if hashedAsset(base) {
 		return false // "OrdersView-3a9c1f.js": what a bundler writes
 	}
-	if stem, _, _ := strings.Cut(base, "."); strings.ContainsAny(stem, "_-") && slices.ContainsFunc(strings.FieldsFunc(stem, func(r rune) bool { return r == '_' || r == '-' }), func(f string) bool { return f == "N" || strings.Trim(f, "X") == "" }) {
+	if stem, _, _ := strings.Cut(base, "."); strings.ContainsAny(stem, "_-") && slices.ContainsFunc(strings.FieldsFunc(stem, isPathSep), func(f string) bool { return f == "N" || strings.Trim(f, "X") == "" }) {
 		return false // "slot_N.bak.json", "main-XXXX.js": the pattern of many files' names
 	}
 	if stem, _, ok := strings.Cut(lowerASCII(base), "."); ok && anyFileStems[stem] {

@@ -353,8 +353,8 @@ func prefixLits(re *syntax.Regexp) []string {
 type litSet struct {
 	all    []string
 	prefix bool
-	one    string              // the strings of one byte
-	oneSet [256]bool           // the same, by byte
+	one    [256]bool           // the strings of one byte, by byte
+	hasOne bool                // the set has a string of one byte
 	byPair map[uint16][]string // the longer strings by their first two bytes
 	pairs  *[1 << 16 / 64]uint64
 }
@@ -377,8 +377,7 @@ func newLitSet(ss []string, prefix bool) litSet {
 	l.byPair, l.pairs = map[uint16][]string{}, new([1 << 16 / 64]uint64)
 	for _, s := range ss {
 		if len(s) == 1 {
-			l.one += s
-			l.oneSet[s[0]] = true
+			l.one[s[0]], l.hasOne = true, true
 			continue
 		}
 		key := uint16(s[0])<<8 | uint16(s[1])
@@ -395,7 +394,7 @@ func (l *litSet) in(s string) bool {
 		return true
 	}
 	if l.prefix {
-		if len(s) >= 2 && l.pairs != nil && strings.IndexByte(l.one, s[0]) < 0 {
+		if len(s) >= 2 && l.pairs != nil && !l.one[s[0]] {
 			key := uint16(s[0])<<8 | uint16(s[1])
 			if l.pairs[key/64]&(1<<(key%64)) == 0 {
 				return false
@@ -416,9 +415,9 @@ func (l *litSet) in(s string) bool {
 		}
 		return false
 	}
-	if l.one != "" {
+	if l.hasOne {
 		for i := 0; i < len(s); i++ {
-			if l.oneSet[s[i]] {
+			if l.one[s[i]] {
 				return true
 			}
 		}
