@@ -1949,21 +1949,12 @@ func perListPicks(labels []string, props []proposal) []int {
 	}
 	var out []int
 	for n, list := range lists {
-		k := -1
-		for i, p := range props {
-			if p.list == list && p.label == labels[n] {
-				k = i
-			}
-		}
 		for _, l := range labels {
 			if !slices.ContainsFunc(props, func(p proposal) bool { return p.list == list && p.label == l }) {
 				return nil // a label the list lacks: the labels are not shared
 			}
 		}
-		if k < 0 {
-			return nil
-		}
-		out = append(out, k)
+		out = append(out, slices.IndexFunc(props, func(p proposal) bool { return p.list == list && p.label == labels[n] }))
 	}
 	return out
 }
