@@ -116,27 +116,28 @@ func confirmation(t *transcript, i int) *candidate {
 		if isQuestion(s.lower) || isInjection(s.lower) {
 			return nil
 		}
-		text := statement(s.plain)
-		n := len(tokens(lowerASCII(text)))
+		lt := t.statementOf(s)
+		n := len(tokens(lt))
 		if k == 0 && n == 1 {
 			return nil // "OK, LaunchDarkly.": the user's words say it all
 		}
 		if s.heading || strings.HasSuffix(strings.TrimSpace(s.plain), ":") || n < 2 {
 			continue
 		}
-		if lt := lowerASCII(text); hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
+		if hedgeRE.MatchString(lt) || hedgeCues.match(lt) {
 			return nil
 		}
-		text = firstPoint(mainStatement(text))
-		if s.bullet && !restates(newTokenSet(lowerASCII(text)), userWords(t, i)) {
+		text := firstPoint(mainStatement(statement(s.plain)))
+		set := newTokenSet(lowerASCII(text))
+		if s.bullet && !restates(set, userWords(t, i)) {
 			// "Done list:" and its first item, about something else
 			// than "add diagnostics, redact host": no restatement.
 			return nil
 		}
-		if !actionable(text) || len(tokens(lowerASCII(text))) < 3 {
+		if !actionable(text) || len(set) < 3 && len(tokens(lowerASCII(text))) < 3 {
 			return nil
 		}
-		d := &candidate{msg: j, group: -1, subject: newTokenSet(lowerASCII(text))}
+		d := &candidate{msg: j, group: -1, subject: set}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.8
 		d.Sources = []int{i, j}
@@ -211,9 +212,9 @@ func echoesAnswer(t *transcript, i int, s sentence) bool {
 // statement strips a sentence down to what it states: no acknowledgement,
 // label, "I'd" or parenthetical remarks, and no "it is" of a confirmation.
 func statement(s string) string {
+	lc := lowerASCII(s)
 	for range 2 {
 		before := s
-		lc := lowerASCII(s)
 		if m := ackLead(lc); m != "" {
 			s = s[len(m):]
 			lc = lc[len(m):]
@@ -224,6 +225,7 @@ func statement(s string) string {
 		}
 		if m := pronounLead(lc); m != "" {
 			s = s[len(m):]
+			lc = lc[len(m):]
 		}
 		if s == before {
 			break

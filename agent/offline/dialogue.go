@@ -2648,10 +2648,14 @@ func findDecisions(t *transcript) []agent.ExtractedDecision {
 		// chooses outright ("let's go with HS256"), what it says alone,
 		// agreed to by no one, is no decision.
 		opening := len(t.msgs) > 1 && len(c.Sources) == 1 && c.Sources[0] == 0 && c.Confidence < 0.9
-		if lc := lowerASCII(strings.TrimSpace(c.Content)); c.removed || opening || picksOnlyRE.MatchString(lc) || noWorkRE.MatchString(lc) {
+		if c.removed || opening {
 			continue
 		}
-		set := newTokenSet(lowerASCII(c.Content))
+		lc := lowerASCII(c.Content)
+		if trimmed := strings.TrimSpace(lc); picksOnlyRE.MatchString(trimmed) || noWorkRE.MatchString(trimmed) {
+			continue
+		}
+		set := newTokenSet(lc)
 		dup := false
 		for k, s := range sets {
 			// "Separate redis-reports connection, leave the default one at

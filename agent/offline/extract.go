@@ -1078,9 +1078,17 @@ var (
 // trying at each word only the phrases that can start there; a bitmap of
 // those two-byte starts spares the map look-up at most words.
 type cueList struct {
-	byStart map[uint16][]cue
-	starts  *[1 << 16 / 64]uint64
-	short   []cue // phrases of one byte
+	byStart map[uint16][]cue      // by their first two bytes
+	starts  *[1 << 10 / 64]uint64 // startKey's hash of each byStart key, small enough to stay in cache
+	short   []cue                 // phrases of one byte
+}
+
+// startKey is the byStart key of text starting at i, and startHash its
+// slot in starts. The hash keeps five bits of each byte: distinct for
+// lower-case letters, and a collision only costs a map lookup.
+func startKey(text string, i int) (key, hash uint16) {
+	a, b := text[i], text[i+1]
+	return uint16(a)<<8 | uint16(b), uint16(a&31)<<5 | uint16(b&31)
 }
 
 // cue is one phrase of a cueList.
@@ -1091,7 +1099,7 @@ type cue struct {
 
 // cues makes a cueList from space-separated phrases, "_" standing for a space.
 func cues(s string) cueList {
-	c := cueList{byStart: map[uint16][]cue{}, starts: new([1 << 16 / 64]uint64)}
+	c := cueList{byStart: map[uint16][]cue{}, starts: new([1 << 10 / 64]uint64)}
 	for p := range strings.FieldsSeq(s) {
 		p = strings.ReplaceAll(p, "_", " ")
 		k := cue{text: strings.TrimSuffix(p, "*"), prefix: strings.HasSuffix(p, "*")}
@@ -1099,9 +1107,9 @@ func cues(s string) cueList {
 			c.short = append(c.short, k)
 			continue
 		}
-		key := uint16(k.text[0])<<8 | uint16(k.text[1])
+		key, hash := startKey(k.text, 0)
 		c.byStart[key] = append(c.byStart[key], k)
-		c.starts[key/64] |= 1 << (key % 64)
+		c.starts[hash/64] |= 1 << (hash % 64)
 	}
 	return c
 }
@@ -1113,7 +1121,7 @@ func (c cueList) match(lower string) bool {
 			continue // not the start of a word ("tuned" in "fine-tuned", "fine" in "/fine")
 		}
 		if i+1 < len(lower) {
-			if key := uint16(lower[i])<<8 | uint16(lower[i+1]); c.starts[key/64]&(1<<(key%64)) != 0 {
+			if key, hash := startKey(lower, i); c.starts[hash/64]&(1<<(hash%64)) != 0 {
 				for _, k := range c.byStart[key] {
 					if c.at(lower, i, k) {
 						return true

@@ -359,7 +359,7 @@ func wordSet(s string) map[string]bool {
 // tokens returns the stemmed content words of lower-cased text. Words are
 // runs of letters, digits and _./-', as the evaluation reads them.
 func tokens(lower string) []string {
-	var out []string
+	out := make([]string, 0, wordsHint(lower))
 	eachToken(lower, func(w string) { out = append(out, w) })
 	return out
 }
@@ -382,6 +382,12 @@ func eachToken(lower string, yield func(string)) {
 	}
 }
 
+// wordsHint guesses how many tokens lower-cased text holds, to size what
+// holds them: about every other word is a stop word.
+func wordsHint(lower string) int {
+	return strings.Count(lower, " ")/2 + 1
+}
+
 // isTokenByte reports whether b belongs to a token.
 func isTokenByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_' || b == '.' || b == '/' || b == '\'' || b == '-'
@@ -401,7 +407,7 @@ func stem(w string) string {
 type tokenSet map[string]struct{}
 
 func newTokenSet(lower string) tokenSet {
-	s := tokenSet{}
+	s := make(tokenSet, wordsHint(lower))
 	eachToken(lower, func(w string) { s[w] = struct{}{} })
 	return s
 }
@@ -586,11 +592,15 @@ func lowerASCII(s string) string {
 	if i == len(s) {
 		return s
 	}
-	b := []byte(s)
-	for ; i < len(b); i++ {
-		if c := b[i]; c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
 		}
+		b.WriteByte(c)
 	}
-	return string(b)
+	return b.String()
 }
