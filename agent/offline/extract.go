@@ -1079,11 +1079,11 @@ var (
 // those two-byte starts spares the map look-up at most words.
 type cueList struct {
 	byStart map[uint16][]cue      // by their first two bytes
-	starts  *[1 << 10 / 64]uint64 // startKey's hash of each byStart key, small enough to stay in cache
+	starts  *[1 << 10 / 64]uint64 // the startKey hash of each byStart key, small enough to stay in cache
 	short   []cue                 // phrases of one byte
 }
 
-// startKey is the byStart key of text starting at i, and startHash its
+// startKey is the byStart key of text starting at i, and hash its
 // slot in starts. The hash keeps five bits of each byte: distinct for
 // lower-case letters, and a collision only costs a map lookup.
 func startKey(text string, i int) (key, hash uint16) {
