@@ -2059,7 +2059,28 @@ func takeBack(t *transcript, cands []*candidate, i int, obj string) {
 				break
 			}
 		}
+		if !c.removed && c.group >= 0 && len(objSet) >= 2 && looseOverlap(spelledOut(objSet), newTokenSet(lowerASCII(c.Content))) == len(objSet) {
+			// "(a)", later "so no db secrets engine": the option picked by
+			// its label, taken back by its words.
+			c.removed = true
+		}
 	}
+}
+
+// shortForms are words people shorten past what looseOverlap's prefixes
+// match ("db" for "database").
+var shortForms = map[string]string{"db": "database", "env": "environment", "deps": "dependenc", "k8s": "kubernete"}
+
+// spelledOut returns set with its short forms written out.
+func spelledOut(set tokenSet) tokenSet {
+	out := make(tokenSet, len(set))
+	for w := range set {
+		if long, ok := shortForms[w]; ok {
+			w = long
+		}
+		out[w] = struct{}{}
+	}
+	return out
 }
 
 // namesWords reports whether lower-cased text has phrase as whole words.

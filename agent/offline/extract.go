@@ -347,6 +347,17 @@ func hasWordPrefix(s string, prefixes ...string) bool {
 	return false
 }
 
+// hasWordSuffix reports whether s ends with one of suffixes, preceded by
+// the start of s or a character that is not a letter, digit or underscore.
+func hasWordSuffix(s string, suffixes ...string) bool {
+	for _, p := range suffixes {
+		if strings.HasSuffix(s, p) && (len(s) == len(p) || !isREWordByte(s[len(s)-len(p)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
 // isQuestion reports whether lower-cased text asks rather than states: it
 // ends with a question mark or opens with a hedge ("maybe", "not sure"),
 // or only leans ("tbh (c) is tempting too").
@@ -421,6 +432,10 @@ var arrowLabelRE = mustPattern(`^((?:[\w'/.-]+ ){0,3}[\w'/.-]+) (?:→|->|=>) \S
 // userClauses splits a user's sentence into clauses: at semicolons, dashes
 // and before ", let's", after a leading refusal ("No cap, sliding 30 days is
 // fine") and before a trailing one ("Rotate, no history rewrite").
+// wasGoingRE is a first thought the user gives up in the same breath: "I
+// was going to say zarr because everyone says zarr, but …".
+var wasGoingRE = mustPattern(`(?i)\b(?:i was|i'd been|we were) (?:going|about) to (?:say|suggest|propose|pick|go with|use)\s+([^,.;:]+?)(?:\s+(?:because|since|as)\b[^;]*?)?,?\s+but\s+`)
+
 func userClauses(s string) []string {
 	var out []string
 	if containsAny(s, "→", "->", "=>") {
@@ -429,6 +444,13 @@ func userClauses(s string) []string {
 			// what to do then, as "redis down: fail open" is ("not synced
 			// → no reboot, yes" stays a refusal).
 			s = s[:m[3]] + ": " + s[m[1]-1:]
+		}
+	}
+	if strings.Contains(s, "going to") || strings.Contains(s, "about to") {
+		if m := wasGoingRE.FindStringSubmatchIndex(s); m != nil {
+			// "I was going to say zarr because …, but Tomasz uses NCL":
+			// the user's own first thought, given up.
+			s = s[:m[0]] + "no " + s[m[2]:m[3]] + "\x00" + s[m[1]:]
 		}
 	}
 	if strings.Contains(lowerASCII(s), "let") {

@@ -22,7 +22,8 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	rmd rd rproj rnw qmd edn cljs cljc heex eex leex fsx psm1 psd1 patch diff jsonc json5 jsonnet libsonnet dhall
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
 	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest
-	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel godot gdextension webmanifest`)
+	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel godot gdextension webmanifest
+	sbatch slurm pbs`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -143,9 +144,10 @@ var asksMeRE = mustPattern(`^(?:it|they|the (?:comment|note|ticket|bot|message|b
 var refuseRE = mustPattern(`\b(?:i'm not going to|i am not going to|i won't|i will not|i refuse to) [a-z]+|\bi'm ignoring:`)
 
 // noFileRE finds a file turned down by name: "no second binary, no
-// `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`". Only
-// that file is turned down, not the others the sentence names.
-var noFileRE = mustPattern(`(?:^|[—:,] )(?:and |but |so )?(no|not)\s+` + "`?([^`\\s,;()]+[^`\\s,;().])`?")
+// `src/bin/worker.rs`", "(ii) then, and no `src/admin/backfill.ts`", "-
+// **No `terraform/vault/database.tf`**: drop the role". Only that file is
+// turned down, not the others the sentence names.
+var noFileRE = mustPattern(`(?:^|[—:,] )(?:\*\*|__)?(?:and |but |so )?(no|not)\s+` + "`?([^`\\s,;()*]+[^`\\s,;().*:])`?")
 
 // partlyRE marks a clause that leaves a file alone but for one change
 // ("unchanged apart from removing the tracking call"): it still changes.
@@ -208,8 +210,9 @@ type fileMention struct {
 	// part of the work.
 	question bool
 	// still marks a file said to still do something ("`health.lua` still
-	// reports 0.9 as supported"): how it is, which does not undo an
-	// earlier word that the work leaves it alone.
+	// reports 0.9 as supported") or supposed of ("if `plotting.py` relied
+	// on it, …"): how it is, which does not undo an earlier word that the
+	// work leaves it alone.
 	still bool
 	seq   int // its place among all mentions, in the order they were said
 }
@@ -368,7 +371,7 @@ func findFiles(sents []sentence) []fileMention {
 					ref:      entry && named > 0 && ci == 0,
 					refused:  refused,
 					question: asksAbout(s),
-					still:    strings.Contains(lc, " still ") && stillDoes(lc, lcand),
+					still:    strings.Contains(lc, " still ") && stillDoes(lc, lcand) || supposed(lc, lcand),
 				})
 				named++
 			}
@@ -396,6 +399,18 @@ func stillDoes(lc, cand string) bool {
 	}
 	rest := strings.TrimPrefix(lc[i+len(cand):], "`")
 	return strings.HasPrefix(rest, " still ")
+}
+
+// supposed reports whether the lower-cased clause lc makes the file cand
+// the subject of a condition: "if `plotting.py` relied on getting mm/day
+// out of it, …".
+func supposed(lc, cand string) bool {
+	i := strings.Index(lc, cand)
+	if i < 0 {
+		return false
+	}
+	before := strings.TrimSuffix(strings.TrimSuffix(lc[:i], "`"), " ")
+	return hasWordSuffix(before, "if", "unless", "in case", "whether")
 }
 
 // tooRE is a sentence that only names files and says the same goes for
