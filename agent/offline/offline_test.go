@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -452,6 +454,45 @@ func realisticTranscript(n int) []agent.TranscriptMessage {
 		out = append(out, turns[len(out)%len(turns)])
 	}
 	return out
+}
+
+// BenchmarkExtract50LongMessages extracts from the first 50 messages of
+// the gold-labelled transcripts: real messages, about twice as long on
+// average as realisticTranscript's, from several conversations in a row.
+func BenchmarkExtract50LongMessages(b *testing.B) {
+	files, err := filepath.Glob("testdata/eval/*.json")
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no transcripts: %v", err)
+	}
+	var msgs []agent.TranscriptMessage
+	size := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var c struct {
+			Messages []agent.TranscriptMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(data, &c); err != nil {
+			b.Fatalf("%s: %v", f, err)
+		}
+		for _, m := range c.Messages {
+			if len(msgs) < 50 {
+				msgs = append(msgs, m)
+				size += len(m.Content)
+			}
+		}
+	}
+	p := New()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Extract(ctx, msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(size)/float64(len(msgs)), "bytes/msg")
 }
 
 func BenchmarkExtract50Messages(b *testing.B) {

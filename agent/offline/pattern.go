@@ -18,7 +18,17 @@ import (
 type pattern struct {
 	*regexp.Regexp
 	lits litSet
+	// parts are the pattern's alternatives, each a pattern of its own, when
+	// the whole is too large for regexp's backtracker: its slower NFA then
+	// runs every phrase at every byte, where each part's check turns most
+	// texts away and the rest run the backtracker. Only MatchString and
+	// FindStringIndex use them.
+	parts []*pattern
 }
+
+// maxBacktrackProg is the largest program regexp runs on its backtracker
+// (regexp's own maxBacktrackProg).
+const maxBacktrackProg = 500
 
 // patterns are all the patterns compiled, so that a test can check each
 // one's literal text against real sentences.
@@ -42,14 +52,60 @@ func newPattern(expr string) *pattern {
 	} else if need := analyzeLits(re).best(); need != nil {
 		p.lits = newLitSet(need, false)
 	}
+	if prog, err := syntax.Compile(re.Simplify()); err == nil && len(prog.Inst) > maxBacktrackProg {
+		for _, alt := range alternatives(re) {
+			p.parts = append(p.parts, newPattern(alt.String()))
+		}
+	}
 	return p
+}
+
+// alternatives splits re at its widest alternation, at the top or one
+// part of a top-level concatenation ("\b(?:a|b|c)\b" gives "\ba\b",
+// "\bb\b" and "\bc\b"): a text matches re where one of them matches. Nil
+// when re has no such alternation.
+func alternatives(re *syntax.Regexp) []*syntax.Regexp {
+	unwrap := func(r *syntax.Regexp) *syntax.Regexp {
+		for r.Op == syntax.OpCapture {
+			r = r.Sub[0]
+		}
+		return r
+	}
+	if r := unwrap(re); r.Op == syntax.OpAlternate {
+		return r.Sub
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	at, widest := -1, 1
+	for k, sub := range re.Sub {
+		if r := unwrap(sub); r.Op == syntax.OpAlternate && len(r.Sub) > widest {
+			at, widest = k, len(r.Sub)
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	var out []*syntax.Regexp
+	for _, alt := range unwrap(re.Sub[at]).Sub {
+		subs := slices.Clone(re.Sub)
+		subs[at] = alt
+		out = append(out, &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs})
+	}
+	return out
 }
 
 // may reports whether s can match: false only when it cannot.
 func (p *pattern) may(s string) bool { return p.lits.in(s) }
 
 func (p *pattern) MatchString(s string) bool {
-	return p.may(s) && p.Regexp.MatchString(s)
+	if !p.may(s) {
+		return false
+	}
+	if p.parts == nil {
+		return p.Regexp.MatchString(s)
+	}
+	return slices.ContainsFunc(p.parts, func(part *pattern) bool { return part.MatchString(s) })
 }
 
 func (p *pattern) FindString(s string) string {
@@ -59,11 +115,22 @@ func (p *pattern) FindString(s string) string {
 	return p.Regexp.FindString(s)
 }
 
+// FindStringIndex is regexp's: the leftmost match, and of those starting
+// there the first alternative's.
 func (p *pattern) FindStringIndex(s string) []int {
 	if !p.may(s) {
 		return nil
 	}
-	return p.Regexp.FindStringIndex(s)
+	if p.parts == nil {
+		return p.Regexp.FindStringIndex(s)
+	}
+	var first []int
+	for _, part := range p.parts {
+		if loc := part.FindStringIndex(s); loc != nil && (first == nil || loc[0] < first[0]) {
+			first = loc
+		}
+	}
+	return first
 }
 
 func (p *pattern) FindStringSubmatch(s string) []string {

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func TestPatternNeverHidesAMatch(t *testing.T) {
 			}
 		}
 	}
-	checked, matched := 0, 0
+	checked, matched, split := 0, 0, 0
 	for _, p := range patterns {
 		for _, s := range texts {
 			if p.Regexp.MatchString(s) {
@@ -93,11 +94,59 @@ func TestPatternNeverHidesAMatch(t *testing.T) {
 			}
 			checked++
 		}
+		if p.parts != nil {
+			split++
+			for _, s := range texts {
+				if got, want := p.MatchString(s), p.Regexp.MatchString(s); got != want {
+					t.Fatalf("%s in parts: MatchString(%q) = %v, want %v", p, s, got, want)
+				}
+				if got, want := p.FindStringIndex(s), p.Regexp.FindStringIndex(s); !slices.Equal(got, want) {
+					t.Fatalf("%s in parts: FindStringIndex(%q) = %v, want %v", p, s, got, want)
+				}
+			}
+		}
+	}
+	if split == 0 {
+		t.Fatal("no pattern of the rules was split into parts: the parts were never tried")
+	}
+	texts = append(texts, "call System.cmd(x)", "patron.lock! now", "x-.json: true", "a..b: 'y'", "use `experiments.css: false`")
+	for _, k := range notPathREs {
+		for _, s := range texts {
+			if k.may != nil && k.re.Regexp.MatchString(s) && !k.may(s) {
+				t.Fatalf("%s matches %q, but its quick test turned it away", k.re, s)
+			}
+		}
 	}
 	if matched == 0 {
 		t.Fatal("no pattern matched anything: the check was never tried")
 	}
 	t.Logf("%d patterns on %d texts: %d matches, none turned away", len(patterns), len(texts), matched)
+}
+
+// A pattern too large for regexp's backtracker matches part by part, and
+// finds what the whole would: the leftmost match, and of the alternatives
+// matching there the first.
+func TestPatternParts(t *testing.T) {
+	var words []string // no two alike at the start, so that the parser cannot factor them
+	for i := range 120 {
+		words = append(words, fmt.Sprintf("%c%cord%03d", 'a'+i%26, 'a'+i/26, i))
+	}
+	p := newPattern(`\b(?:` + strings.Join(words, "|") + `|wo|aaord00|aaord000(?: x)?)\b(?:s)?`)
+	if len(p.parts) < 100 {
+		t.Fatalf("%d parts, want one per alternative", len(p.parts))
+	}
+	small := newPattern(`\b(?:a|b)\b`)
+	if small.parts != nil {
+		t.Fatalf("a small pattern was split: %d parts", len(small.parts))
+	}
+	for _, s := range []string{"", "nothing here", "a peord119 and hbord007", "wo aaord000s", "aaord00", "saaord000", "aaord000x bcord027", "aaord000 x"} {
+		if got, want := p.MatchString(s), p.Regexp.MatchString(s); got != want {
+			t.Errorf("MatchString(%q) = %v, want %v", s, got, want)
+		}
+		if got, want := p.FindStringIndex(s), p.Regexp.FindStringIndex(s); !slices.Equal(got, want) {
+			t.Errorf("FindStringIndex(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 // TestPatternRandom builds random regexps from the shapes the analysis
