@@ -70,12 +70,17 @@ var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile
 	Mintfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE
 	memory.x`)
 
-// notFiles look like file names but name technologies.
+// notFiles look like file names but name technologies, a host
+// (Platform.sh) or a folder of well-known URLs.
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
 	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net auth.js solid.js alpine.js preact.js
 	moment.js day.js pixi.js phaser.js babylon.js nest.js knockout.js p5.js office.js leaflet.js video.js
 	highlight.js handlebars.js underscore.js mithril.js riot.js popper.js hammer.js howler.js tone.js
-	matter.js paper.js fabric.js anime.js immutable.js`)
+	matter.js paper.js fabric.js anime.js immutable.js platform.sh .well-known`)
+
+// scopeRE is a SMART on FHIR scope: "patient/Observation.read",
+// "user/*.rs", not a file under patient/.
+var scopeRE = mustPattern(`^(?:patient|user|system)/(?:\*|[A-Z][A-Za-z]+)\.(?:read|write|\*|[cruds]{1,5})$`)
 
 // isFileCut reports whether r separates candidate paths inside a line.
 func isFileCut(r rune) bool {
@@ -123,7 +128,7 @@ func absoluteGoesOn(clause, prev, f string) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the|our) repo|\bin their (?:own )?repo(?:sitory)?\b|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does|takes|accepts|supports|handles|returns)\b|(?:is|are) already done\b|\bleave (?:\S+ ){0,6}as (?:it is|they are|is)\b|\b(?:which|that) (?:the |our |their |another )?[\w-]+ team owns\b|\bteam owns (?:that|this|it)(?: file)?\b|\bowned by (?:the|another|a different) [\w-]+ team\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|\bis maintained by (?:our|the|their|an?|another) (?:[\w-]+ ){0,3}(?:contractor|team|vendor|agency|folks|people)\b|(?:was|were|is|are) never committed\b|\bno need to (?:touch|change|edit|modify)\b|^leave \x60?[\w./-]+\.\w+\x60?(?:\s+[—–-]|[.,;]|$)|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the|our) repo|\bin their (?:own )?repo(?:sitory)?\b|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited)|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:don't|do not|dont) want (?:that|this|the|it|them)(?: file| one)? (?:touched|changed|edited|modified)\b|nothing (?:here |else )?needs \x60?[\w./-]+\.\w+|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does|takes|accepts|supports|handles|returns)\b|(?:is|are) already done\b|\bleave (?:\S+ ){0,6}as (?:it is|they are|is)\b|\b(?:which|that) (?:the |our |their |another )?[\w-]+ team owns\b|\bteam owns (?:that|this|it)(?: file)?\b|\bowned by (?:the|another|a different) [\w-]+ team\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:\x60?[\w.-]+\x60? )?(?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|\bis maintained by (?:our|the|their|an?|another) (?:[\w-]+ ){0,3}(?:contractor|team|vendor|agency|folks|people)\b|(?:was|were|is|are) never committed\b|\bno need to (?:touch|change|edit|modify)\b|^leave \x60?[\w./-]+\.\w+\x60?(?:\s+[—–-]|[.,;]|$)|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // nothingInRE answers what a file needs: "Nothing in `NoteEntity.kt`
 // itself."
@@ -154,7 +159,7 @@ var noFileRE = mustPattern(`(?:^|[—:,] )(?:\*\*|__)?(?:and |but |so )?(no|not)
 var partlyRE = mustPattern(`\b(?:unchanged|untouched|as-is|no changes?)\b.*\b(?:apart from|except|other than|besides|but for)\b`)
 
 // negHint is a quick test for the words fileNegRE needs.
-var negHint = cues(`no not already_takes already_accepts already_supports already_handles already_returns already_done team_owns owned_by leave maintained nobody_is nothing_is repo repository belongs bother keeps_using keep_using already_in already_listed already_declared already_pinned without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the already_has already_configured already_set_up already_enabled already_in_place already_have already_includes already_contains already_exposes already_sets already_does leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
+var negHint = cues(`no not already team_owns owned_by leave maintained nobody_is nothing_is repo repository belongs bother keeps_using keep_using without_any without_a_change without_change without_changes keeps_working keep_working next_sprint next_iteration next_milestone there_later to_it_later to_them_later doesn't doesnt don't dont won't wont left_as only_read just_read shouldn't untouched unchanged as-is isn't separate* instead out_of_scope belongs_to belong_to later_pr later_change later_commit later_release follow-up_pr followup_pr next_pr next_release future_pr ignor* nothing nobody never alone stay stays kept remain remains unaffected none as_is neither lives_in live_in sits_in not_us output for_reference fine_as stay_the stays_the leave_* in_place where_it_is as_it_is exists away_from end_up ends_up by_accident`)
 
 // clauseRE splits a sentence into clauses for file negation.
 var clauseRE = mustPattern(`;\s+|\s+[—–]\s+|,\s+but\s+`)
@@ -407,7 +412,7 @@ func findFiles(sents []sentence) []fileMention {
 					head:     entry && named == 0,
 					ref:      entry && named > 0 && ci == 0,
 					refused:  refused,
-					question: asksAbout(s),
+					question: asksAbout(s) || imagined(lc, lcand),
 					still:    strings.Contains(lc, " still ") && stillDoes(lc, lcand) || supposed(lc, lcand),
 				})
 				named++
@@ -436,6 +441,31 @@ func stillDoes(lc, cand string) bool {
 	}
 	rest := strings.TrimPrefix(lc[i+len(cand):], "`")
 	return strings.HasPrefix(rest, " still ")
+}
+
+// imagined reports whether the lower-cased clause lc names the file cand
+// only in what someone might do: "If you change a type in
+// `packages/api/src/types.ts`, files that import it aren't re-linted".
+func imagined(lc, cand string) bool {
+	for _, lead := range []string{"if you ", "if someone ", "if anyone ", "whenever you ", "when you ", "every time you "} {
+		for off := 0; ; {
+			i := strings.Index(lc[off:], lead)
+			if i < 0 {
+				break
+			}
+			i += off
+			// At the start of the clause or of what follows a colon or
+			// comma ("Yes: if you change …").
+			if i == 0 || i >= 2 && lc[i-1] == ' ' && strings.IndexByte(":,;", lc[i-2]) >= 0 {
+				cond, _, _ := strings.Cut(lc[i:], ", ")
+				if strings.Contains(cond, cand) {
+					return true
+				}
+			}
+			off = i + 1
+		}
+	}
+	return false
 }
 
 // supposed reports whether the lower-cased clause lc makes the file cand
@@ -560,7 +590,7 @@ func asksAbout(s sentence) bool {
 // subjectNegRE is a file, then the words saying it does not change:
 // "`service/app/audit.py` itself doesn't change", "…, and `sim/run.do`
 // stays."
-var subjectNegRE = mustPattern("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:doesn't|does not|won't|will not) (?:change|need changes)|stays?(?: put| where it is)?[.!]?$|(?:already )?exists(?: already)?[.!]?$)")
+var subjectNegRE = mustPattern("`?([\\w./-]+\\.\\w+)`?(?: itself)? (?:(?:doesn't|does not|won't|will not) (?:change|need changes)|stays?(?: put| where it is)?[.!]?$|(?:already )?exists(?: already)?[.!]?$|keeps working(?: as(?: it)? is| unchanged| as before)?\\b|(?:stays|remains) (?:unchanged|untouched|as it is)\\b)")
 
 // gitignoredRE is a clause that keeps the files it names out of git: "put
 // them in `secrets.h`, add that to `.gitignore`", "- `.gitignore` — add
@@ -627,6 +657,9 @@ func describedAfter(lc string) bool {
 	if loc == nil || words(lc[len(m):len(m)+loc[0]]) <= 4 {
 		return false
 	}
+	if subjectNegRE.MatchString(lc[len(m):]) {
+		return false // "a.py — remap the topic so `teleop.launch.py` stays unchanged": said of the file it names
+	}
 	// "a.ts — …, out of scope" ends on a verdict about the file; "r/data.r
 	// — …, runs x.sql unchanged" says a word of something else.
 	neg := lc[len(m)+loc[0] : len(m)+loc[1]]
@@ -660,6 +693,7 @@ func filesOf(t *transcript) []fileMention {
 	}
 	leaveFrozen(ms, t.all)
 	leaveOut(ms, t.all)
+	leaveUnpicked(ms, t)
 	// A bare name that a link in the conversation has for its host is a
 	// site, not a file: "a push via ntfy.sh" beside "https://ntfy.sh/…".
 	if hosts := urlHosts(t.msgs); len(hosts) > 0 {
@@ -680,6 +714,66 @@ func filesOf(t *transcript) []fileMention {
 		})
 	}
 	return ms
+}
+
+// leaveUnpicked marks as left alone the files that only the options the
+// user did not pick named: "1. **Reprocess everything** with a script like
+// `scripts/reprocess_back_catalog.py` … 3. **Leave it**", answered "3.".
+// A file the message also names outside those options keeps its word.
+func leaveUnpicked(ms []fileMention, t *transcript) {
+	for i := 1; i < len(t.msgs); i++ {
+		j := i - 1
+		if t.msgs[i].Role != agent.RoleUser || t.msgs[j].Role != agent.RoleAssistant || len(t.sents[i]) == 0 {
+			continue
+		}
+		props := t.assistantProposals(j)
+		first := t.sents[i][0]
+		picks := optionPicks(first.lower, props)
+		if first.label != "" && first.first && !slices.ContainsFunc(t.sents[i][1:], func(s sentence) bool { return s.label != "" && s.item != first.item }) {
+			// "3. not touching the back catalog": a reply opening with a
+			// number picks that option, unless it is a list of its own.
+			label := first.label
+			if label[0] < '0' || label[0] > '9' {
+				label = "(" + label + ")"
+			}
+			picks = append(picks, optionPicks(label, props)...)
+		}
+		if len(picks) == 0 {
+			continue
+		}
+		lists := map[int]bool{} // the lists the user picked from
+		for _, p := range props {
+			if p.option && slices.Contains(picks, p.label) {
+				lists[p.list] = true
+			}
+		}
+		left := map[int]bool{} // the items of the options not picked
+		for _, p := range props {
+			if p.option && p.label != "" && p.item >= 0 && lists[p.list] && !slices.Contains(picks, p.label) {
+				left[p.item] = true
+			}
+		}
+		if len(left) == 0 {
+			continue
+		}
+		inLeft := map[string]bool{} // the sentences of those options
+		for _, s := range t.sents[j] {
+			if left[s.item] {
+				inLeft[s.plain] = true
+			}
+		}
+		elsewhere := map[string]bool{} // files the message names outside them
+		for _, m := range ms {
+			if m.msg == j && !inLeft[m.sentence] {
+				elsewhere[m.path] = true
+			}
+		}
+		for k := range ms {
+			if ms[k].msg == j && inLeft[ms[k].sentence] && !elsewhere[ms[k].path] {
+				ms[k].negative = true
+			}
+		}
+	}
 }
 
 // frozenDirRE is a folder the work leaves alone as a whole: "nothing
@@ -772,6 +866,14 @@ var goneRE = mustPattern(`\bthere(?:'s| is) no (?:longer (?:a |an |any )?)?([\w.
 // files' paths: "prod only for now, staging later".
 var laterPartRE = mustPattern(`(?:^|[,;]\s*|\band\s+)([a-z][\w-]{2,}) (?:later|next sprint|in a later pr)\b`)
 
+// neitherAnswerRE answers a question about files: "Neither.", "No,
+// neither of them."
+var neitherAnswerRE = mustPattern(`^(?:no[,.]?\s+)?neither(?: of them| one| file)?[.!]*$`)
+
+// notIntoRE keeps the work out of a folder: "dont put it in rover_base",
+// "Nothing goes into `rover_base` then".
+var notIntoRE = mustPattern("\\b(?:(?:don't|dont|do not|doesn't|does not|won't) (?:put|go) (?:it |them |this |that |anything |any of (?:it|this|that) )?(?:in|into)|nothing goes (?:in|into)|keep (?:it|them|this|that|everything) out of) `?([\\w.-]+(?:/[\\w.-]+)*)/?`?(?:[\\s.,;:!]|$)")
+
 // newCue says a file is yet to be made.
 var newCue = cues(`new`)
 
@@ -780,6 +882,8 @@ var newCue = cues(`new`)
 //   - a part put off by a word of its paths ("prod only for now, staging
 //     later");
 //   - a file that no longer exists ("there is no Kernel anymore");
+//   - the files of a folder the work stays out of ("dont put it in
+//     rover_base");
 //   - files skipped ("Skip the parity test") or, when the conversation
 //     first brought them up as new, dropped ("Drop chunked-upload.js and
 //     the Chunks controller" after "a new controller
@@ -800,6 +904,22 @@ func leaveOut(ms []fileMention, sents []sentence) {
 					stem, _, _ := strings.Cut(lowerASCII(path.Base(fm.path)), ".")
 					return stem == m[1]
 				})
+			}
+		}
+		if st.role == agent.RoleAssistant && st.idx == 0 && st.msg > 0 && neitherAnswerRE.MatchString(st.lower) {
+			// "Do we need to change capacitor.config.ts? And the
+			// token.interceptor.ts?" — "Neither. …": both stay as they are.
+			asked := map[string]bool{}
+			for _, fm := range ms {
+				if fm.msg == st.msg-1 && fm.user {
+					asked[fm.path] = true
+				}
+			}
+			leaveUpTo(ms, st.msg, func(fm fileMention) bool { return asked[fm.path] })
+		}
+		if containsAny(st.lower, " in", "out of") {
+			for _, m := range notIntoRE.FindAllStringSubmatch(st.lower, -1) {
+				leaveUpTo(ms, st.msg, func(fm fileMention) bool { return strings.HasPrefix(lowerASCII(fm.path), m[1]+"/") })
 			}
 		}
 		if st.role != agent.RoleUser || !containsAny(st.lower, "drop", "skip", "scrap", "ditch", "forget", "need") {
@@ -1081,6 +1201,11 @@ func mayNameFile(s string) bool {
 // looksLikeFile reports whether a clean path names a file rather than a
 // directory, a host name or a technology.
 func looksLikeFile(p string) bool {
+	if strings.HasPrefix(p, "patient/") || strings.HasPrefix(p, "user/") || strings.HasPrefix(p, "system/") {
+		if scopeRE.MatchString(p) {
+			return false
+		}
+	}
 	base := path.Base(p)
 	if knownFiles[base] || base == "crontab" && strings.Contains(p, "/") {
 		return true // deploy/crontab; a bare "crontab" is the tool
@@ -1088,7 +1213,7 @@ func looksLikeFile(p string) bool {
 	if stem, _, ok := strings.Cut(base, "."); ok && (stem == "Dockerfile" || stem == "Containerfile") {
 		return true // Dockerfile.lambda, Dockerfile.dev
 	}
-	if isDotfile(base) || strings.HasPrefix(base, ".env.") {
+	if (isDotfile(base) || strings.HasPrefix(base, ".env.")) && !notFiles[base] {
 		return true // .env.production too
 	}
 	if p == base && extensionPattern(base) {
@@ -1166,11 +1291,12 @@ func looksLikeFile(p string) bool {
 }
 
 // dotfileRE matches the names of configuration dotfiles that knownFiles
-// does not list: tool settings ending in "rc" (.envrc, .bazelrc) and
-// hyphenated names (.tool-versions, .python-version, .clang-format). A
-// dot before a single plain word (.then, .map, .js) is a method or an
-// extension, so it takes one of these two shapes.
-var dotfileRE = mustPattern(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
+// does not list: tool settings ending in "rc" (.envrc, .bazelrc), a tool's
+// ignore list (.semgrepignore, .eslintignore) and hyphenated names
+// (.tool-versions, .python-version, .clang-format). A dot before a single
+// plain word (.then, .map, .js) is a method or an extension, so it takes
+// one of these shapes.
+var dotfileRE = mustPattern(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]{1,20}ignore|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
 
 // pinInputRE is the stem of an input file that a tool compiles into a
 // pinned or generated one: requirements.in, dev-requirements.in,
@@ -1380,7 +1506,7 @@ func listedApart(a, b []fileMention) bool {
 }
 
 // rootRE finds a sentence that places a file at the repository's root.
-var rootRE = mustPattern(`(?i)\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\b|\b(?:root|top)-level\b|\bthe root's\b`)
+var rootRE = mustPattern("(?i)\\b(?:at|in) the (?:repo(?:sitory)?'s |project's )?root\\b|\\b(?:root|top)-level\\b|\\bthe root's\\b|\\broot `?[\\w.-]*\\.[\\w-]+`?")
 
 // atRoot reports whether sentence places a file at the repository's
 // root; "at the root of `setContent`" is the root of something else.

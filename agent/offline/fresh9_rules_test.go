@@ -56,3 +56,99 @@ func TestPickTakenBackByItsWords(t *testing.T) {
 		checkDecisions(t, x, nil, [][]string{{"throwaway"}})
 	}
 }
+
+// Rules from the thirteenth session's second blind round (own-444..455):
+// files of a folder the work stays out of, of options the user did not
+// pick, only imagined, or said of in new words; a file at the root beside
+// its namesake; SMART scopes, a host and a URL folder that look like files;
+// tools' ignore lists.
+func TestFilesThirteenthSecondRound(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"a folder the work stays out of", []agent.TranscriptMessage{
+			u("where does the plugin go?"),
+			a("In the existing package:\n- `rover_base/src/odrive_system.cpp`\n- `rover_base/CMakeLists.txt`"),
+			u("actually dont put it in rover_base. make it its own package, odrive_can_hw."),
+			a("Nothing goes into `rover_base` then. New: `odrive_can_hw/src/odrive_system.cpp`, `odrive_can_hw/CMakeLists.txt`."),
+		}, []string{"odrive_can_hw/src/odrive_system.cpp", "odrive_can_hw/CMakeLists.txt"}, []string{"rover_base/src/odrive_system.cpp", "rover_base/CMakeLists.txt"}},
+		{"a folder left, then one of its files changed", []agent.TranscriptMessage{
+			u("where does the plugin go?"),
+			a("In `rover_base/src/odrive_system.cpp`."),
+			u("dont put it in rover_base, its own package."),
+			a("`odrive_can_hw/src/odrive_system.cpp` then, and delete `rover_base/scripts/cmd_vel_to_can.py`."),
+		}, []string{"odrive_can_hw/src/odrive_system.cpp", "rover_base/scripts/cmd_vel_to_can.py"}, []string{"rover_base/src/odrive_system.cpp"}},
+		{"the file a list entry keeps working, said of by name", []agent.TranscriptMessage{
+			u("plan?"),
+			a("Changes:\n- `rover_bringup/launch/bringup.launch.py` — remap `/cmd_vel` so `teleop.launch.py` keeps working unchanged\n- `rover_bringup/config/controllers.yaml` — rate"),
+		}, []string{"rover_bringup/launch/bringup.launch.py", "rover_bringup/config/controllers.yaml"}, []string{"teleop.launch.py"}},
+		{"a file that keeps working, beside the one changed", []agent.TranscriptMessage{
+			u("plan?"),
+			a("We remap the topic in `rover_bringup/launch/bringup.launch.py` so `teleop.launch.py` keeps working unchanged."),
+		}, []string{"rover_bringup/launch/bringup.launch.py"}, []string{"teleop.launch.py"}},
+		{"files that stay untouched together", []agent.TranscriptMessage{
+			u("what changes for the test?"),
+			a("A random `OrderId` per test in `src/test/OrderEventPublisherTest.kt`. `OrderEventPublisher.kt` and `application.yml` stay untouched."),
+		}, []string{"src/test/OrderEventPublisherTest.kt"}, []string{"OrderEventPublisher.kt", "application.yml"}},
+		{"neither, as an answer", []agent.TranscriptMessage{
+			u("plugin goes in `src/plugins/biometric.ts`?"),
+			a("Yes, `src/plugins/biometric.ts`."),
+			u("Do we need to change capacitor.config.ts? And src/app/core/auth/token.interceptor.ts?"),
+			a("Neither. App-local plugins aren't configured in `capacitor.config.ts`, and `src/app/core/auth/token.interceptor.ts` keeps working as it is."),
+		}, []string{"src/plugins/biometric.ts"}, []string{"capacitor.config.ts", "src/app/core/auth/token.interceptor.ts"}},
+		{"already there, in one more word", []agent.TranscriptMessage{
+			u("the payment run model is in src/Payables.Domain/PaymentRun.fs and amounts are already `decimal` in src/Payables.Domain/Money.fs so at least that part's fine."),
+			a("The exporter goes in a new `src/Payables.Api/Export/Pain001.fs`."),
+		}, []string{"src/Payables.Api/Export/Pain001.fs"}, []string{"src/Payables.Domain/Money.fs"}},
+		{"a file nobody wants touched", []agent.TranscriptMessage{
+			u("The API key is read in `web/sites/default/settings.php` from an env var and we don't want that file touched in this change."),
+			a("The worker goes in `web/modules/custom/hubspot_sync/src/Plugin/QueueWorker/ContactSync.php`."),
+		}, []string{"web/modules/custom/hubspot_sync/src/Plugin/QueueWorker/ContactSync.php"}, []string{"web/sites/default/settings.php"}},
+		{"a file nothing needs", []agent.TranscriptMessage{
+			u("The API key is read in `web/sites/default/settings.php` from an env var."),
+			a("Good — nothing here needs `settings.php`. The worker goes in `web/modules/custom/hubspot_sync/src/Plugin/QueueWorker/ContactSync.php`."),
+		}, []string{"web/modules/custom/hubspot_sync/src/Plugin/QueueWorker/ContactSync.php"}, []string{"web/sites/default/settings.php"}},
+		{"a file only imagined", []agent.TranscriptMessage{
+			u("does --cache miss type errors?"),
+			a("Yes: if you change a type in `packages/api/src/types.ts`, files that import it aren't re-linted. CI runs without `--cache` in `.github/workflows/lint.yml`."),
+		}, []string{".github/workflows/lint.yml"}, []string{"packages/api/src/types.ts"}},
+		{"a root file beside its namesake", []agent.TranscriptMessage{
+			u("currently root `.eslintrc.cjs` extends airbnb-base, plus `packages/web/.eslintrc.cjs` adds react stuff."),
+			a("- `eslint.config.mjs` — new\n- `.eslintrc.cjs`, `packages/web/.eslintrc.cjs` — deleted"),
+		}, []string{"eslint.config.mjs", ".eslintrc.cjs", "packages/web/.eslintrc.cjs"}, nil},
+		{"SMART scopes and a URL folder", []agent.TranscriptMessage{
+			u("which scopes?"),
+			a("`openid fhirUser launch/patient patient/Observation.rs offline_access`, falling back to `patient/Observation.read`. Discovery reads `.well-known` in `Sources/Auth/SmartConfiguration.swift`."),
+		}, []string{"Sources/Auth/SmartConfiguration.swift"}, []string{"patient/Observation.rs", "patient/Observation.read", ".well-known"}},
+		{"a host", []agent.TranscriptMessage{
+			u("cron: we're on Platform.sh, the crons block in `.platform.app.yaml` runs drush cron hourly."),
+			a("Add a crons entry to `.platform.app.yaml`."),
+		}, []string{".platform.app.yaml"}, []string{"Platform.sh"}},
+		{"tools' ignore lists", []agent.TranscriptMessage{
+			u("plan?"),
+			a("Add `.semgrepignore` with the vendored folders, and delete `.eslintignore`."),
+		}, []string{".semgrepignore", ".eslintignore"}, nil},
+	})
+}
+
+// The files only the options the user did not pick name are no part of
+// the work, whether the user picks by number alone or in a sentence.
+func TestFilesOfOptionsNotPicked(t *testing.T) {
+	offer := a("A few options:\n1. **Reprocess everything** with a script like `scripts/reprocess_back_catalog.py` that enqueues all episodes.\n2. **Reprocess only the top shows** by listens.\n3. **Leave it**: new episodes are normalized from now on, in `worker/transcode.py`.\n\nI'd do 3.")
+	checkPathCases(t, []pathCase{
+		{"a numbered reply", []agent.TranscriptMessage{u("back catalog?"), offer,
+			u("3. not touching the back catalog in this change."), a("Fine.")},
+			[]string{"worker/transcode.py"}, []string{"scripts/reprocess_back_catalog.py"}},
+		{"a pick in a sentence", []agent.TranscriptMessage{u("back catalog?"), offer,
+			u("Let's go with option 3."), a("Fine.")},
+			[]string{"worker/transcode.py"}, []string{"scripts/reprocess_back_catalog.py"}},
+		{"the option picked keeps its file", []agent.TranscriptMessage{u("back catalog?"), offer,
+			u("option 1, the back catalog matters."), a("Fine.")},
+			[]string{"scripts/reprocess_back_catalog.py"}, nil},
+		{"a reply of its own numbered list picks nothing", []agent.TranscriptMessage{u("back catalog?"), offer,
+			u("2. the churn is real\n3. what about tests?"), a("Fine.")},
+			[]string{"scripts/reprocess_back_catalog.py", "worker/transcode.py"}, nil},
+		{"a file the message names outside the options too", []agent.TranscriptMessage{u("back catalog?"),
+			a("All of them start in `worker/transcode.py`. Options:\n1. **Reprocess everything** through `worker/transcode.py` with a script.\n2. **Reprocess only the top shows** by listens.\n3. **Leave it**: new episodes only."),
+			u("3."), a("Fine.")},
+			[]string{"worker/transcode.py"}, nil},
+	})
+}
