@@ -19,9 +19,6 @@ var (
 	// an open option; hedgeCues the same anywhere in it.
 	hedgeRE   = mustPattern(`^(?:if|unless|maybe|perhaps|either|or|alternatively|some teams|you could|you can|one option|another option|we could)\b`)
 	hedgeCues = cues(`or_not want_that do_you would_you should_we should_i`)
-	// parenRE is a parenthetical remark; a lone label ("with (a) or
-	// (b)") points at an option and stays.
-	parenRE = mustPattern(`\s+\((?:[^()]{2,}|[^()a-h0-9]|)\)`)
 	// pronounLeadRE opens an opinion rather than the thing itself.
 	pronounLeadRE = mustPattern(`^(?:i'd|i would|i'll|we'll|i will|we will|you'll want to|you'd|let's)\s+(?:just\s+|also\s+)?`)
 	// controlRE is a user's reply that steers the conversation rather
@@ -97,7 +94,7 @@ func confirmation(t *transcript, i int) *candidate {
 	if !isQuestion(first.lower) && !isInjection(first.lower) && echoesAnswer(t, i, first) {
 		// "Fail closed: if clamd can't be reached, the upload is
 		// rejected …": the user's answer, said in full.
-		text := mainStatement(parenRE.ReplaceAllString(first.plain, ""))
+		text := mainStatement(dropParens(first.plain))
 		d := &candidate{msg: j, group: -1, subject: newTokenSet(lowerASCII(text))}
 		d.Content = tidy(firstWords(text, 30))
 		d.Confidence = 0.75
@@ -232,9 +229,7 @@ func statement(s string) string {
 		}
 	}
 	s = suggested(s)
-	if strings.Contains(s, "(") {
-		s = parenRE.ReplaceAllString(s, "")
-	}
+	s = dropParens(s)
 	s = strings.Replace(s, " it is,", ",", 1)
 	s = strings.TrimSuffix(strings.TrimRight(s, ".! "), " it is")
 	return strings.TrimSpace(s)

@@ -1395,7 +1395,7 @@ func choiceAnswer(t *transcript, i, prev int, c, lc string) *candidate {
 			// "Fail closed (503) or fail open (serve and log it)?" —
 			// "fail open, log a warning": an answer that opens with one
 			// of two bare alternatives says the decision.
-			if d := bareAltAnswer(parenRE.ReplaceAllString(q, ""), i, prev, c, lc); d != nil {
+			if d := bareAltAnswer(dropParens(q), i, prev, c, lc); d != nil {
 				return d
 			}
 			continue

@@ -1430,7 +1430,7 @@ func withoutAsides(s string) string {
 	if !strings.Contains(s, "(") {
 		return s
 	}
-	return openParenRE.ReplaceAllString(parenRE.ReplaceAllString(s, ""), "")
+	return openParenRE.ReplaceAllString(dropParens(s), "")
 }
 
 // riskClauseRE splits a long sentence into clauses.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -247,6 +248,46 @@ func TestPatternMethodsAgree(t *testing.T) {
 			if got, want := p.Split(s, n), re.Split(s, n); !slices.Equal(got, want) || (got == nil) != (want == nil) {
 				t.Errorf("Split(%q, %d) = %q, want %q", s, n, got, want)
 			}
+		}
+	}
+}
+
+// dropParens does what the regexp it replaces did, on the sentences of
+// real transcripts and on random texts of brackets, spaces and labels.
+func TestDropParensIsItsRegexp(t *testing.T) {
+	re := regexp.MustCompile(`\s+\((?:[^()]{2,}|[^()a-h0-9]|)\)`)
+	texts := []string{"", "plain", "use X (which is slow) now", "with (a) or (b)", "f(x) (2) ( ) ()", " (ab)(cd) (é) (z)", "a (b(c)d) e", "x \t(ok)\n(fine)"}
+	files, err := filepath.Glob("testdata/eval/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, f := range files[:60] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			Messages []agent.TranscriptMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, m := range c.Messages {
+			texts = append(texts, m.Content)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{" ", "  ", "\t", "\n", "(", ")", "a", "h", "z", "9", "é", "ab", "x"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		if got, want := dropParens(s), re.ReplaceAllString(s, ""); got != want {
+			t.Fatalf("dropParens(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

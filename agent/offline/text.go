@@ -604,3 +604,52 @@ func lowerASCII(s string) string {
 	}
 	return b.String()
 }
+
+// dropParens returns s without its parenthetical remarks and the spaces
+// before them: " (which is slow)", " ()". A lone label ("with (a) or
+// (b)", "(2)") points at an option and stays, and so does a bracket with
+// no space before it ("f(x)") or one that holds another. It does what
+// `\s+\((?:[^()]{2,}|[^()a-h0-9]|)\)` replaced by "" does, in one pass:
+// that regexp, tried at every space of every sentence, was the costliest
+// of the rules.
+func dropParens(s string) string {
+	k := strings.IndexByte(s, '(')
+	if k < 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0 // s[last:] is not written yet
+	for k >= 0 {
+		start := k // the spaces before the bracket
+		for start > last && isSpaceByte(s[start-1]) {
+			start--
+		}
+		next := k + 1
+		if start < k {
+			if c := strings.IndexAny(s[k+1:], "()"); c >= 0 && s[k+1+c] == ')' {
+				// A label is one byte, a-h or a digit.
+				inner := s[k+1 : k+1+c]
+				if len(inner) != 1 || !(inner[0] >= 'a' && inner[0] <= 'h' || inner[0] >= '0' && inner[0] <= '9') {
+					b.WriteString(s[last:start])
+					last = k + 2 + c
+					next = last
+				}
+			}
+		}
+		if i := strings.IndexByte(s[next:], '('); i >= 0 {
+			k = next + i
+		} else {
+			k = -1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// isSpaceByte reports whether c is a space as regexp's \s reads it.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
