@@ -1139,8 +1139,8 @@ func cues(s string) cueList {
 // match reports whether lower-cased text holds one of the phrases.
 func (c cueList) match(lower string) bool {
 	for i := 0; i < len(lower); i++ {
-		if i > 0 && (isWordByte(lower[i-1]) || lower[i-1] == '-' || lower[i-1] == '/') {
-			continue // not the start of a word ("tuned" in "fine-tuned", "fine" in "/fine")
+		if i > 0 && inCueWord[lower[i-1]] {
+			continue // not the start of a word
 		}
 		if i+1 < len(lower) {
 			if key, hash := startKey(lower, i); c.starts[hash/64]&(1<<(hash%64)) != 0 {
@@ -1168,13 +1168,28 @@ func (cueList) at(lower string, i int, k cue) bool {
 		return false
 	}
 	end := i + len(k.text)
-	return k.prefix || end == len(lower) || !isWordByte(lower[end]) && lower[end] != '-' && lower[end] != '/'
+	return k.prefix || end == len(lower) || !inCueWord[lower[end]]
 }
 
 // isWordByte reports whether b is part of a word.
-func isWordByte(b byte) bool {
-	return b == '_' || b == '\'' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
-}
+func isWordByte(b byte) bool { return wordBytes[b] }
+
+// wordBytes are the bytes of words: letters, digits, "_", "'" and those of
+// characters beyond ASCII.
+var wordBytes = func() (t [256]bool) {
+	for b := range 256 {
+		t[b] = b == '_' || b == '\'' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
+	}
+	return t
+}()
+
+// inCueWord are the bytes no cue starts after: those of words, and "-"
+// and "/" ("tuned" in "fine-tuned", "fine" in "/fine").
+var inCueWord = func() (t [256]bool) {
+	t = wordBytes
+	t['-'], t['/'] = true, true
+	return t
+}()
 
 // findRisks reports the concerns raised, from either side.
 func findRisks(t *transcript) []agent.ExtractedRisk {
