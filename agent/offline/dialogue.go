@@ -91,9 +91,9 @@ func (p *proposal) decision() string {
 		text = rest
 	}
 	verb := strings.TrimPrefix(text, p.name+": ")
-	if lt := lowerASCII(text); containsAny(lt, " not ", "wouldn't") && adviseAgainstRE.MatchString(lt) || strings.ContainsAny(text, "./") && len(tokens(lowerASCII(stripPaths(text)))) == 0 {
-		// "I'd not do it" advises against; "CHANGELOG.md, README.md"
-		// only lists files.
+	if lt := lowerASCII(text); containsAny(lt, " not ", "wouldn't", "push back") && adviseAgainstRE.MatchString(lt) || strings.ContainsAny(text, "./") && len(tokens(lowerASCII(stripPaths(text)))) == 0 {
+		// "I'd not do it", "I'd push back on this" advise against;
+		// "CHANGELOG.md, README.md" only lists files.
 		return ""
 	}
 	if len(tokens(lowerASCII(text))) < 2 && !(p.option && text == p.name) {
@@ -135,7 +135,7 @@ var mixRE = mustPattern(`^(?:(?:a |the )?(?:both|hybrid|mix|mixed|combo|combinat
 
 // adviseAgainstRE finds advice not to do something: "I'd not do it",
 // "I wouldn't bother".
-var adviseAgainstRE = mustPattern(`\b(?:i'd|i would|we'd|we would) not\b|\b(?:i|we) wouldn't\b`)
+var adviseAgainstRE = mustPattern(`\b(?:i'd|i would|we'd|we would) not\b|\b(?:i|we) wouldn't\b|\bpush back on (?:this|that|it)\b`)
 
 // explains reports whether lower-cased text, what an item says after its
 // name, states how things are about the thing it names ("the Jacobian is
@@ -157,7 +157,7 @@ func (p *proposal) described() string {
 		text = joinName(p.name, text)
 	}
 	lc := lowerASCII(text)
-	if len(tokens(lc)) < 3 || riskCues.match(lc) || hedgeRE.MatchString(lc) || isQuestion(lc) {
+	if len(tokens(lc)) < 3 || riskCues.match(lc) || hedgeRE.MatchString(lc) || isQuestion(lc) || strings.Contains(lc, "push back") && adviseAgainstRE.MatchString(lc) {
 		return ""
 	}
 	return tidy(firstWords(text, 20))

@@ -701,6 +701,11 @@ func decide(t *transcript, i, prev int, c, lc string) *candidate {
 		// what it turns down.
 		want := newTokenSet(lowerASCII(content))
 		if s, ok := bestSupport(t, prev, want); ok && actionable(mainClause(statement(s.plain))) && namesObject(want, t.wordsOf(s)) {
+			if strings.Contains(s.lower, "push back") && adviseAgainstRE.MatchString(s.lower) {
+				// "Overlay: fine" to "**Overlay widget:** I'd push back
+				// on this": agreeing not to do it decides nothing to do.
+				return nil
+			}
 			d.Content = expandTerse(content, s.plain, want)
 			d.Sources = []int{prev, i}
 			d.group = optionGroup(t, s)
