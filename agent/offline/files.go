@@ -70,13 +70,20 @@ var knownFiles = wordSet(`Makefile makefile GNUmakefile Dockerfile Containerfile
 	Mintfile Guardfile Berksfile Capfile Dangerfile Earthfile Snakefile Pipfile NOTICE
 	memory.x`)
 
+// hookDirs are the folders whose files have no extension: cron tables,
+// git hooks, init scripts.
+var hookDirs = wordSet(`cron cron.d crontabs .husky .githooks githooks git-hooks hooks init.d`)
+
+// plainNameRE is a file name of lower-case words with no extension.
+var plainNameRE = mustPattern(`^[a-z0-9][a-z0-9_-]*$`)
+
 // notFiles look like file names but name technologies, a host
 // (Platform.sh) or a folder of well-known URLs.
 var notFiles = wordSet(`next.js node.js vue.js react.js express.js nuxt.js three.js d3.js chart.js
 	socket.io angular.js ember.js backbone.js deno.js bun.sh asp.net auth.js solid.js alpine.js preact.js
 	moment.js day.js pixi.js phaser.js babylon.js nest.js knockout.js p5.js office.js leaflet.js video.js
 	highlight.js handlebars.js underscore.js mithril.js riot.js popper.js hammer.js howler.js tone.js
-	matter.js paper.js fabric.js anime.js immutable.js platform.sh .well-known`)
+	matter.js paper.js fabric.js anime.js immutable.js pdf.js platform.sh .well-known`)
 
 // scopeRE is a SMART on FHIR scope: "patient/Observation.read",
 // "user/*.rs", not a file under patient/.
@@ -329,7 +336,9 @@ func findFiles(sents []sentence) []fileMention {
 			negSubject, othersNeg := "", false // the one file a negation is said of
 			var cands []string
 			fields := fileFields(notPaths(clause))
+			listed := "" // the field before, as the clause writes it
 			for k, f := range fields {
+				raw := f
 				if k > 0 && absoluteGoesOn(clause, fields[k-1], f) {
 					continue // ".../Library/Application Support/HabitTracker.sqlite"
 				}
@@ -343,6 +352,19 @@ func findFiles(sents []sentence) []fileMention {
 				if k >= 2 && fields[k-1] == "and" && !strings.Contains(f, "/") && strings.Contains(fields[k-2], "/") && strings.HasPrefix(f, path.Base(fields[k-2])+".") {
 					f = path.Dir(fields[k-2]) + "/" + f
 				}
+				// "`src/test/…/InvoiceRoutesTest.kt`, `CustomerRoutesTest.kt`,
+				// `AdminSessionTest.kt`": bare names listed right after a path
+				// of their kind, deep enough to be a project's folder, sit in
+				// its folder ("templates/statefulset.yaml, values.yaml" names
+				// a chart's own values.yaml).
+				if k >= 1 && !strings.Contains(f, "/") && path.Ext(f) != "" && path.Ext(f) == path.Ext(fields[k-1]) &&
+					(strings.Contains(clause, listed+"`, `"+f) || strings.Contains(clause, listed+", "+f)) {
+					if dir := path.Dir(fields[k-1]); strings.Contains(dir, "/") {
+						f = dir + "/" + f
+						fields[k] = f
+					}
+				}
+				listed = raw
 				cands = append(cands, siblingFiles(f)...)
 			}
 			for _, cand := range cands {
@@ -636,13 +658,36 @@ var leftThereRE = mustPattern(`^hands off\b|\bteam owns (?:that|this|it)(?: file
 // entryRE is a file list's entry: the path, a colon, what it gets.
 var entryRE = mustPattern("^`?[^\\s`]+`?(?: \\([^()]*\\))?: ")
 
+// entriesRE is an entry of one file or several: "`a.test.ts` and
+// `b.test.ts` (vitest): …".
+var entriesRE = mustPattern("^`?[^\\s`]+`?(?:(?:,| and) `?[^\\s`]+`?)*(?: \\([^()]*\\))?: ")
+
+// beforeNoun reports whether rest, what follows a word, opens with the
+// noun it is said of ("unchanged| job identities") rather than the rest
+// of a verdict ("unchanged| for now", "unchanged| in this PR").
+func beforeNoun(rest string) bool {
+	w, ok := strings.CutPrefix(rest, " ")
+	if !ok {
+		return false
+	}
+	if i := strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }); i >= 0 {
+		w = w[:i]
+	}
+	return w != "" && !verdictGoesOn[w]
+}
+
+// verdictGoesOn are the words that carry on a verdict rather than name
+// what it is said of.
+var verdictGoesOn = wordSet(`for in on at by since until till except apart and or but so as because while if unless though
+	to from with without here there now then too either otherwise other besides beyond`)
+
 // describedAfter reports whether lower-cased clause lc is a file list's
 // entry ("a.ts: …", "a.ts — …") whose word of negation comes only late in
 // what the file gets:
 // "board.test.ts: moveCard …, and that applySnapshot of an unchanged board
 // keeps every card" says the board is unchanged, not the file.
 func describedAfter(lc string) bool {
-	m := entryRE.FindString(lc)
+	m := entriesRE.FindString(lc)
 	dashed := m == ""
 	if dashed {
 		m = listedRE.FindString(lc)
@@ -654,7 +699,13 @@ func describedAfter(lc string) bool {
 		return false // "Capabilities: … so `default.json` doesn't need any change": a topic, not a file's entry
 	}
 	loc := fileNegRE.FindStringIndex(lc[len(m):])
-	if loc == nil || words(lc[len(m):len(m)+loc[0]]) <= 4 {
+	if loc == nil {
+		return false
+	}
+	if neg := lc[len(m)+loc[0] : len(m)+loc[1]]; (neg == "unchanged" || neg == "untouched") && beforeNoun(lc[len(m)+loc[1]:]) {
+		return true // "a.test.ts: patch batching keeps unchanged job identities": a word about the job, not the file
+	}
+	if words(lc[len(m):len(m)+loc[0]]) <= 4 {
 		return false
 	}
 	if subjectNegRE.MatchString(lc[len(m):]) {
@@ -1199,7 +1250,7 @@ func mayNameFile(s string) bool {
 			return true
 		}
 	}
-	return strings.Contains(s, "file") || strings.Contains(s, "File") || strings.Contains(s, "/crontab") || strings.ContainsAny(s, "LBWCDN") && (strings.Contains(s, "LICENSE") || strings.Contains(s, "CODEOWNERS") || strings.Contains(s, "BUILD") || strings.Contains(s, "WORKSPACE") || strings.Contains(s, "DESCRIPTION") || strings.Contains(s, "NAMESPACE"))
+	return strings.Contains(s, "file") || strings.Contains(s, "File") || strings.Contains(s, "/crontab") || strings.Contains(s, "cron/") || strings.Contains(s, "hooks/") || strings.ContainsAny(s, "LBWCDN") && (strings.Contains(s, "LICENSE") || strings.Contains(s, "CODEOWNERS") || strings.Contains(s, "BUILD") || strings.Contains(s, "WORKSPACE") || strings.Contains(s, "DESCRIPTION") || strings.Contains(s, "NAMESPACE"))
 }
 
 // looksLikeFile reports whether a clean path names a file rather than a
@@ -1213,6 +1264,9 @@ func looksLikeFile(p string) bool {
 	base := path.Base(p)
 	if knownFiles[base] || base == "crontab" && strings.Contains(p, "/") {
 		return true // deploy/crontab; a bare "crontab" is the tool
+	}
+	if dir := path.Dir(p); dir != "." && hookDirs[path.Base(dir)] && plainNameRE.MatchString(base) {
+		return true // kiosk/cron/kiosk-reboot, .husky/pre-commit: files with no extension by their kind
 	}
 	if stem, _, ok := strings.Cut(base, "."); ok && (stem == "Dockerfile" || stem == "Containerfile") {
 		return true // Dockerfile.lambda, Dockerfile.dev

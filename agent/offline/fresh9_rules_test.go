@@ -200,3 +200,32 @@ func TestPushBackAdvisesAgainst(t *testing.T) {
 		u("Overlay: fine, no overlay. Focus trap yes."))
 	checkDecisions(t, x, nil, [][]string{{"Overlay"}})
 }
+
+// Rules from the thirteenth session's fourth blind round (own-468..479):
+// bare names listed after a path sit in its folder, a word of negation
+// said of the noun after it, files with no extension by their folder's
+// kind, and pdf.js.
+func TestFilesThirteenthFourthRound(t *testing.T) {
+	checkPathCases(t, []pathCase{
+		{"bare names listed after a path", []agent.TranscriptMessage{
+			u("tests?"),
+			a("- `src/test/kotlin/com/fennick/invoice/InvoiceRoutesTest.kt`, `CustomerRoutesTest.kt`, `AdminSessionTest.kt`: switch to `testInvoiceApi`"),
+		}, []string{"src/test/kotlin/com/fennick/invoice/InvoiceRoutesTest.kt", "src/test/kotlin/com/fennick/invoice/CustomerRoutesTest.kt", "src/test/kotlin/com/fennick/invoice/AdminSessionTest.kt"}, []string{"CustomerRoutesTest.kt", "AdminSessionTest.kt"}},
+		{"a bare name after a shallow folder is its own", []agent.TranscriptMessage{
+			u("RabbitMQ is a StatefulSet from our chart, `charts/rabbitmq/` (templates/statefulset.yaml, values.yaml)."),
+			a("Add the PDB values to `charts/rabbitmq/values.yaml`."),
+		}, []string{"charts/rabbitmq/values.yaml"}, []string{"templates/values.yaml"}},
+		{"unchanged said of the noun after it", []agent.TranscriptMessage{
+			u("plan?"),
+			a("- `src/lib/stores/jobs.ts`: new\n- `src/lib/stores/jobs.test.ts` and `src/lib/stores/filters.test.ts` (vitest): patch batching keeps unchanged job identities"),
+		}, []string{"src/lib/stores/jobs.ts", "src/lib/stores/jobs.test.ts", "src/lib/stores/filters.test.ts"}, nil},
+		{"files with no extension in cron and hook folders", []agent.TranscriptMessage{
+			u("plan?"),
+			a("Add `kiosk/cron/kiosk-reboot` with the nightly reboot, and a `.husky/pre-commit` hook."),
+		}, []string{"kiosk/cron/kiosk-reboot", ".husky/pre-commit"}, nil},
+		{"pdf.js is a library", []agent.TranscriptMessage{
+			u("export?"),
+			a("pdf.js's viewport does the math, so `web/src/viewer/coords.ts` converts with it."),
+		}, []string{"web/src/viewer/coords.ts"}, []string{"pdf.js"}},
+	})
+}
