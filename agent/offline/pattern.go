@@ -63,7 +63,9 @@ func newPattern(expr string) *pattern {
 // alternatives splits re at its widest alternation, at the top or one
 // part of a top-level concatenation ("\b(?:a|b|c)\b" gives "\ba\b",
 // "\bb\b" and "\bc\b"): a text matches re where one of them matches. Nil
-// when re has no such alternation.
+// when re has no such alternation. The other parts of the concatenation
+// must leave no choice (literals, anchors, \b), so that the leftmost
+// match of the first part that matches there is the one re finds.
 func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 	unwrap := func(r *syntax.Regexp) *syntax.Regexp {
 		for r.Op == syntax.OpCapture {
@@ -85,6 +87,15 @@ func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 	}
 	if at < 0 {
 		return nil
+	}
+	for k, sub := range re.Sub {
+		switch sub.Op {
+		case syntax.OpLiteral, syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpEmptyMatch:
+		default:
+			if k != at {
+				return nil
+			}
+		}
 	}
 	var out []*syntax.Regexp
 	for _, alt := range unwrap(re.Sub[at]).Sub {
