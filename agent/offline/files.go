@@ -201,8 +201,8 @@ var notPathREs = []struct {
 
 // notPaths blanks out what notPathREs match in a clause. Each kind is its
 // own pattern behind its own quick test: as one pattern, tried at every
-// word of every clause with a colon or a bracket, it took a fifth of the
-// extraction's time on long messages.
+// word of every clause with a colon or a bracket, it was the costliest of
+// the rules' patterns on long messages.
 func notPaths(clause string) string {
 	for _, k := range notPathREs {
 		if k.may == nil || k.may(clause) {
@@ -939,6 +939,7 @@ var newCue = cues(`new`)
 //   - a file that no longer exists ("there is no Kernel anymore");
 //   - the files of a folder the work stays out of ("dont put it in
 //     rover_base");
+//   - the files a question asked about, answered "Neither.";
 //   - files skipped ("Skip the parity test") or, when the conversation
 //     first brought them up as new, dropped ("Drop chunked-upload.js and
 //     the Chunks controller" after "a new controller
