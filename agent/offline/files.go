@@ -23,7 +23,7 @@ var fileExtensions = wordSet(`go py ts tsx js jsx mjs cjs kt kts java rs toml ya
 	kdl ron star tpl gotmpl mjml graphqls podspec vtt srt sv vhd slx dbml res resi purs uproject uplugin
 	prefab unity asmdef inputactions asset resolved xcworkspace appinstaller appxmanifest
 	tmdl pbip pbir pbism bim overlay dts dtsi xcdatamodeld xcdatamodel godot gdextension webmanifest
-	sbatch slurm pbs`)
+	sbatch slurm pbs gpr`)
 
 // runtimeExtensions name what a program writes as it runs, not its code:
 // "storage/logs/laravel.log".
@@ -135,7 +135,7 @@ func absoluteGoesOn(clause, prev, f string) bool {
 }
 
 // fileNegRE marks a clause saying the work leaves a file alone.
-var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the|our) repo|\bin their (?:own )?repo(?:sitory)?\b|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited|created|added|needed)\b|no longer needed|(?:carry|carries|carried|bring|brings) (?:\S+ ){0,4}over as (?:it is|they are|is)\b|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:don't|do not|dont) want (?:that|this|the|it|them)(?: file| one)? (?:touched|changed|edited|modified)\b|nothing (?:here |else )?needs \x60?[\w./-]+\.\w+|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does|takes|accepts|supports|handles|returns)\b|(?:is|are) already done\b|\bleave (?:\S+ ){0,6}as (?:it is|they are|is)\b|\b(?:which|that) (?:the |our |their |another )?[\w-]+ team owns\b|\bteam owns (?:that|this|it)(?: file)?\b|\bowned by (?:the|another|a different) [\w-]+ team\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:\x60?[\w.-]+\x60? )?(?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|\bis maintained by (?:our|the|their|an?|another) (?:[\w-]+ ){0,3}(?:contractor|team|vendor|agency|folks|people)\b|(?:was|were|is|are) never committed\b|\bno need to (?:touch|change|edit|modify)\b|^leave \x60?[\w./-]+\.\w+\x60?(?:\s+[—–-]|[.,;]|$)|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
+var fileNegRE = mustPattern(`\b(no changes?|(doesn't|doesnt|does not|don't|dont|do not|won't|wont|shouldn't) (need to |have to )?(change|touch|edit|modify|rename|delete|remove)|(?:not|isn't|aren't) part of|untouched|as-is|not in (this|the|our) repo|\bin their (?:own )?repo(?:sitory)?\b|isn't in (this|the) repo|out of scope|separate (ticket|issue|pr)|(?:a|the) (?:later|follow-?up|separate|next|future) (?:pr|ticket|issue|change|commit|release)\b|ignor(?:e|ing) (that|this|it)|(separate|other|infra|another) repo|no reason to touch|leave \x60?[\w./-]+\x60? (?:on|as|in place|where it is)\b|keep \x60?[\w./-]+\x60? (?:as(?: it)? is|in place|where it is)\b|no new (?:dependenc(?:y|ies)|deps?|packages?|entries|entry) (?:in|to)|away from (?:a |being )?commit|ends? up (?:in git|committed)|committed by accident|(?:nothing|nobody|no one) (?:here |else |in this (?:change|pr|diff|patch|commit) )?(?:touches|reads|commits|edits|changes|opens|prints)(?: or (?:touches|reads|commits|edits|changes|opens|prints))?\b|leave (?:\S+ ){0,6}alone|(?:nothing|nobody) (?:goes|gets) near|nothing (?:about|from|of|in) \x60?[\w./-]+\x60? (?:goes|gets|leaves|is (?:sent|copied|shared|committed|printed|read))\b|(?:won't|will not|don't|never) go near|stays? away from|nothing (?:special|to (?:do|change|remove|delete)|needed|changes)|instead of|unchanged|not (?:changed|touched|modified|edited|created|added|needed)\b|no longer needed|(?:carry|carries|carried|bring|brings) (?:\S+ ){0,4}over as (?:it is|they are|is)\b|not (?:changing|touching|modifying|editing)\b|keeps? working as(?: it)? is|\bnext (?:sprint|iteration|milestone)\b|(?:we'll|we will|i'll|i will) (?:[\w-]+ ){0,4}(?:there|to it|to them) later|(?:isn't|aren't|won't be) (?:touched|changed|modified)|(?:please |should |must |will |can )?not (?:touch|change|edit|modify)\b|(?:it|which|that file|this file)(?: you said)? belongs? to (?:someone|somebody) else|(?:it|which|that file|this file)(?: you said)? belongs? to (?:another|the other|a different) (?:team|student|person|group|project)|no (?:[\w-]+ ){0,3}(?:or |and )?changes? to|stays? (?:exactly |just )?as (?:it is|they are|is)|left as(?: it)? is|(?:don't|dont|do not) (?:write|add|put) (?:that|it|this|them) here|(?:only|just) read\b|(?:is|are) reused as is|reuse[sd]? (?:it )?as is|(?:must|should|can|may) (?:never|not) be [a-z]+(?:ed|en)|(?:stays?|kept|remains?) out of (?:all of )?(?:this|that|it|git|the (?:repo(?:sitory)?|commit|change|pr))|(?:stays?|kept|remains?) (?:uncommitted|out of git)|(?:(?:is|are) not|isn't|aren't) (?:in|checked into|committed to) git\b|unaffected|(?:none of (?:these|them|this)|nothing here) needs? (?:a |any )?changes? to|needs? no changes?|(?:doesn't|does not|don't|do not) need (?:anything|any changes?|changes?|changing|to change)|(?:don't|do not) want to (?:touch|change|edit|modify)|(?:don't|do not|dont) want (?:that|this|the|it|them)(?: file| one)? (?:touched|changed|edited|modified)\b|nothing (?:here |else )?needs \x60?[\w./-]+\.\w+|(?:is|are) fine as(?: it)? is|stays? the same|already (?:has|have|includes|contains|exposes|sets|does|takes|accepts|supports|handles|returns)\b|(?:is|are) already done\b|\bleave (?:\S+ ){0,6}as (?:it is|they are|is)\b|\b(?:which|that) (?:the |our |their |another )?[\w-]+ team owns\b|\bteam owns (?:that|this|it)(?: file)?\b|\bowned by (?:the|another|a different) [\w-]+ team\b|already (?:configured|set up|enabled|in place) in\b|(?:is|are) already (?:\x60?[\w.-]+\x60? )?(?:in|listed in|declared in|pinned in) \x60?[\w./-]+\.\w+|without (?:any |a )?(?:code )?changes? (?:in|to)\b|\bis maintained by (?:our|the|their|an?|another) (?:[\w-]+ ){0,3}(?:contractor|team|vendor|agency|folks|people)\b|(?:was|were|is|are) never committed\b|\bno need to (?:touch|change|edit|modify)\b|^leave \x60?[\w./-]+\.\w+\x60?(?:\s+[—–-]|[.,;]|$)|(?:nothing|nobody|no one) (?:here |else )?is (?:touching|reading|committing|editing|changing|opening|printing)\b|\bin (?:the|their) (?:platform|infra|infrastructure|ops|shared|other|separate) (?:team's )?repo(?:sitory)?\b|not (?:in|for) this (?:change|pr|diff|patch|release|sprint|ticket)\b|(?:it|which|that|this)(?: file| script| config| one)?(?: you said)? belongs? to (?:the|another|a different|the other) (?:[\w-]+ )?(?:team|org|group)\b|(?:don't|do not|dont) bother with\b|(?:(?:has|have|needs?) to stay|stays? pinned|remains? pinned) in \x60?[\w./-]+\.\w+|keeps? using (?:it|them)\b|neither (?:file|one|of them|of these|of those) (?:changes|needs)|ignore (?:the |that )?(?:old |legacy )?\x60?[\w./-]+\.\w+|neither\b.{0,80}\bnor\b.{0,60}\b(?:changes?|needs?|touch(?:es)?|(?:is|are) touched)|(?:lives?|sits?) in (?:the|their|an?) (?:[\w-]+ )?(?:service|team's|team|other|separate|platform|infra|shared) repo(?:sitory)?|not us|(?:that's|it's) (?:build |generated )?output|not (?:something|anything) to commit|no (?:switch(?:ing)?|mov(?:e|ing)|migrat(?:e|ion|ing)) to|(?:is|are|stays?|kept|left) (?:\S+ ){0,4}for reference)\b`)
 
 // nothingInRE answers what a file needs: "Nothing in `NoteEntity.kt`
 // itself."
@@ -415,7 +415,7 @@ func findFiles(sents []sentence) []fileMention {
 				if negSubject != "" && !strings.HasSuffix(negSubject, lcand) && !strings.HasSuffix(lcand, negSubject) {
 					clauseNeg = othersNeg
 				}
-				negative := clauseNeg || injected || refused || s.bullet && leftSectionRE.MatchString(s.section) || no || handledAtRuntime(lc, lcand) || entry && named > 0 && ci == 0 && dataWritten(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand) || p == ".gitignore" && alreadyIgnoredRE.MatchString(lc)
+				negative := clauseNeg || injected || refused || s.bullet && leftSectionRE.MatchString(s.section) && itemHead(lowerASCII(s.plain), lcand) || no || handledAtRuntime(lc, lcand) || entry && named > 0 && ci == 0 && dataWritten(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand) || p == ".gitignore" && alreadyIgnoredRE.MatchString(lc)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"
@@ -921,9 +921,26 @@ var laterPartRE = mustPattern(`(?:^|[,;]\s*|\band\s+)([a-z][\w-]{2,}) (?:later|n
 // neither of them."
 var neitherAnswerRE = mustPattern(`^(?:no[,.]?\s+)?neither(?: of them| one| file)?[.!]*$`)
 
+// itemHead reports whether the file cand opens the lower-cased list item
+// lc, before what the item says of it: "`a.tf`: the platform team's; they
+// get the spec from `docs/b.md`" is about a.tf, not b.md.
+func itemHead(lc, cand string) bool {
+	i := strings.Index(lc, cand)
+	if i < 0 {
+		return false
+	}
+	end := len(lc)
+	for _, sep := range []string{": ", " — ", " – ", " - ", " ("} {
+		if j := strings.Index(lc, sep); j >= 0 && j < end {
+			end = j
+		}
+	}
+	return i < end
+}
+
 // leftSectionRE names a section that lists what the work leaves alone:
 // "**Not touched**", "Not in this PR", "Follow-ups", and nothing more.
-var leftSectionRE = mustPattern(`^(?:not (?:touched|changed|changing|modified|included|in (?:this|the) (?:pr|change|patch|release|diff)|part of (?:this|the) (?:pr|change))|untouched|unchanged|no changes?|left (?:alone|as is|as-is|out)|leaving alone|out of scope|won't (?:touch|change)|deferred|later|next pr|follow-?ups?)(?: \([^()]*\))?$`)
+var leftSectionRE = mustPattern(`^(?:not (?:touched|touching|changed|changing|modified|modifying|edited|editing|included|in (?:this|the) (?:pr|change|patch|release|diff)|part of (?:this|the) (?:pr|change))|untouched|unchanged|no changes?|left (?:alone|as is|as-is|out)|leaving alone|out of scope|won't (?:touch|change)|deferred|later|next pr|follow-?ups?)(?: \([^()]*\))?$`)
 
 // notIntoRE keeps the work out of a folder: "dont put it in rover_base",
 // "Nothing goes into `rover_base` then".
@@ -1350,12 +1367,12 @@ func looksLikeFile(p string) bool {
 }
 
 // dotfileRE matches the names of configuration dotfiles that knownFiles
-// does not list: tool settings ending in "rc" (.envrc, .bazelrc), a tool's
-// ignore list (.semgrepignore, .eslintignore) and hyphenated names
-// (.tool-versions, .python-version, .clang-format). A dot before a single
-// plain word (.then, .map, .js) is a method or an extension, so it takes
-// one of these shapes.
-var dotfileRE = mustPattern(`^\.(?:[a-z][a-z0-9]{0,12}rc|[a-z][a-z0-9]{1,20}ignore|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
+// does not list: tool settings ending in "rc" (.envrc, .bazelrc; ".mrc" is
+// an extension), a tool's ignore list (.semgrepignore, .eslintignore) and
+// hyphenated names (.tool-versions, .python-version, .clang-format). A dot
+// before a single plain word (.then, .map, .js) is a method or an
+// extension, so it takes one of these shapes.
+var dotfileRE = mustPattern(`^\.(?:[a-z][a-z0-9]{1,12}rc|[a-z][a-z0-9]{1,20}ignore|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)$`)
 
 // pinInputRE is the stem of an input file that a tool compiles into a
 // pinned or generated one: requirements.in, dev-requirements.in,
