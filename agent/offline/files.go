@@ -780,7 +780,7 @@ func leaveUnpicked(ms []fileMention, t *transcript) {
 		props := t.assistantProposals(j)
 		first := t.sents[i][0]
 		picks := optionPicks(first.lower, props)
-		if first.label != "" && first.first && !slices.ContainsFunc(t.sents[i][1:], func(s sentence) bool { return s.label != "" && s.item != first.item }) {
+		if first.label != "" && first.first && first.item == loneLabelledItem(t.sents[i]) {
 			// "3. not touching the back catalog": a reply opening with a
 			// number picks that option, unless it is a list of its own.
 			label := first.label
