@@ -415,7 +415,7 @@ func findFiles(sents []sentence) []fileMention {
 				if negSubject != "" && !strings.HasSuffix(negSubject, lcand) && !strings.HasSuffix(lcand, negSubject) {
 					clauseNeg = othersNeg
 				}
-				negative := clauseNeg || injected || refused || s.bullet && leftSectionRE.MatchString(s.section) && itemHead(lowerASCII(s.plain), lcand) || no || handledAtRuntime(lc, lcand) || entry && named > 0 && ci == 0 && dataWritten(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand) || p == ".gitignore" && alreadyIgnoredRE.MatchString(lc)
+				negative := clauseNeg || injected || refused || s.bullet && leftSectionRE.MatchString(s.section) && itemHead(s.lower, lcand) || no || handledAtRuntime(lc, lcand) || entry && named > 0 && ci == 0 && dataWritten(lc, lcand) || p != ".gitignore" && gitignored(lc, lcand) || p == ".gitignore" && alreadyIgnoredRE.MatchString(lc)
 				if neg && strings.Contains(lc, "instead of") {
 					// "instead of" turns down what follows it: "X.rb,
 					// so a query raises instead of returning all rows"

@@ -456,53 +456,61 @@ func realisticTranscript(n int) []agent.TranscriptMessage {
 	return out
 }
 
-// BenchmarkExtract50LongMessages extracts from the first 50 messages of
-// the gold-labelled transcripts: real messages, about twice as long on
-// average as realisticTranscript's, from several conversations in a row.
-func BenchmarkExtract50LongMessages(b *testing.B) {
+// evalTranscripts reads the messages of every step-th gold-labelled
+// transcript under testdata/eval, at most limit of them (0: all).
+func evalTranscripts(tb testing.TB, step, limit int) [][]agent.TranscriptMessage {
+	tb.Helper()
 	files, err := filepath.Glob("testdata/eval/*.json")
 	if err != nil || len(files) == 0 {
-		b.Fatalf("no transcripts: %v", err)
+		tb.Fatalf("no transcripts: %v", err)
 	}
-	var msgs []agent.TranscriptMessage
-	size := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	var out [][]agent.TranscriptMessage
+	for i := 0; i < len(files) && (limit == 0 || len(out) < limit); i += step {
+		data, err := os.ReadFile(files[i])
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		var c struct {
 			Messages []agent.TranscriptMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(data, &c); err != nil {
-			b.Fatalf("%s: %v", f, err)
+			tb.Fatalf("%s: %v", files[i], err)
 		}
-		for _, m := range c.Messages {
+		out = append(out, c.Messages)
+	}
+	return out
+}
+
+// benchmarkExtract extracts from msgs b.N times.
+func benchmarkExtract(b *testing.B, msgs []agent.TranscriptMessage) {
+	p := New()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Extract(ctx, msgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExtract50LongMessages extracts from the first 50 messages of
+// the gold-labelled transcripts: real messages, about twice as long on
+// average as realisticTranscript's, from several conversations in a row.
+func BenchmarkExtract50LongMessages(b *testing.B) {
+	var msgs []agent.TranscriptMessage
+	size := 0
+	for _, tr := range evalTranscripts(b, 1, 10) {
+		for _, m := range tr {
 			if len(msgs) < 50 {
 				msgs = append(msgs, m)
 				size += len(m.Content)
 			}
 		}
 	}
-	p := New()
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := p.Extract(ctx, msgs); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkExtract(b, msgs)
 	b.ReportMetric(float64(size)/float64(len(msgs)), "bytes/msg")
 }
 
 func BenchmarkExtract50Messages(b *testing.B) {
-	msgs := realisticTranscript(50)
-	p := New()
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := p.Extract(ctx, msgs); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkExtract(b, realisticTranscript(50))
 }

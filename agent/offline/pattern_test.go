@@ -1,18 +1,13 @@
 package offline
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/baton-dev/baton/agent"
 )
 
 // TestPatternLiterals pins what the analysis reads from the shapes the
@@ -54,27 +49,10 @@ func TestPatternLiterals(t *testing.T) {
 // whether the output of the rules stayed the same would only cover the
 // patterns the transcripts happen to reach.
 func TestPatternNeverHidesAMatch(t *testing.T) {
-	files, err := filepath.Glob("testdata/eval/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
 	var texts []string
-	for i, f := range files {
-		if step := map[bool]int{false: 36, true: 90}[testing.Short()]; i%step != 0 {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c struct {
-			Messages []agent.TranscriptMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		tr := newTranscript(c.Messages)
-		for j, m := range c.Messages {
+	for _, msgs := range evalTranscripts(t, map[bool]int{false: 36, true: 90}[testing.Short()], 0) {
+		tr := newTranscript(msgs)
+		for j, m := range msgs {
 			texts = append(texts, m.Content, lowerASCII(m.Content))
 			for _, s := range tr.sents[j] {
 				texts = append(texts, s.raw, s.plain, s.lower)
@@ -262,22 +240,8 @@ func TestPatternMethodsAgree(t *testing.T) {
 func TestDropParensIsItsRegexp(t *testing.T) {
 	re := regexp.MustCompile(`\s+\((?:[^()]{2,}|[^()a-h0-9]|)\)`)
 	texts := []string{"", "plain", "use X (which is slow) now", "with (a) or (b)", "f(x) (2) ( ) ()", " (ab)(cd) (é) (z)", "a (b(c)d) e", "x \t(ok)\n(fine)"}
-	files, err := filepath.Glob("testdata/eval/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
-	for _, f := range files[:60] {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c struct {
-			Messages []agent.TranscriptMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, m := range c.Messages {
+	for _, msgs := range evalTranscripts(t, 1, 60) {
+		for _, m := range msgs {
 			texts = append(texts, m.Content)
 		}
 	}
